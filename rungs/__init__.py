@@ -1,0 +1,17 @@
+"""rungs: search in your own documents, one rung at a time.
+
+Each module is one rung of the ladder (or one shared concept the rungs use):
+
+- ``text``      the one tokenizer every rung uses
+- ``handbook``  the pages and the judged questions
+- ``fts``       N0, full-text search in SQLite FTS5
+- ``bm25``      N1, a BM25 you can read, every score explained term by term
+- ``display``   the one way a ranking is printed or plotted
+- ``vectors``   N2, a multilingual encoder and its cache
+- ``hybrid``    N2, reciprocal rank fusion of the keyword and vector legs
+- ``llm``       the one model client (a real local server by default)
+- ``rag``       N3, answers that cite the passages they were sent
+- ``evaluate``  the metrics (MRR, nDCG, recall, precision, AP)
+"""
+
+__version__ = "0.1.0"

@@ -1,0 +1,102 @@
+"""The handbook: pages to search and questions to judge the search by.
+
+A page is one Markdown file in ``handbook/pages/`` with a small front matter:
+
+    ---
+    id: conges-payes
+    title: Congés payés
+    section: Congés
+    ---
+    Chaque salarié acquiert 2,5 jours ouvrables …
+
+The questions (``handbook/questions.jsonl``) are the ground truth of every
+evaluation in the collection: one JSON object per line with ``id``,
+``question``, ``relevant`` (page id → grade: 2 answers it, 1 helps) and
+``kind`` (``lexical``: shares words with its page; ``paraphrase``: shares no
+content word with it; ``unanswerable``: no page answers it).
+
+Cost: reading 70 small files, a few milliseconds.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+HANDBOOK = Path(__file__).resolve().parent.parent / "handbook"
+_FIELDS = ("id", "title", "section")
+
+
+class HandbookError(ValueError):
+    """A page or a question file cannot be read; the message names the file and the fix."""
+
+
+def _parse(path: Path) -> dict:
+    text = path.read_text(encoding="utf-8")
+    lines = text.split("\n")
+    # The front matter is the block between the first two lines that hold only ---.
+    if not lines or lines[0].strip() != "---":
+        raise HandbookError(f"{path.name}: the file must start with a '---' line (front matter)")
+    try:
+        end = next(i for i in range(1, len(lines)) if lines[i].strip() == "---")
+    except StopIteration:
+        raise HandbookError(f"{path.name}: the front matter is never closed by a '---' line") from None
+    meta = {}
+    for number, line in enumerate(lines[1:end], start=2):
+        if not line.strip():
+            continue
+        key, sep, value = line.partition(":")
+        if not sep or not key.strip():
+            raise HandbookError(f"{path.name}, line {number}: expected 'key: value', got {line!r}")
+        meta[key.strip()] = value.strip()
+    missing = [f for f in _FIELDS if not meta.get(f)]
+    if missing:
+        raise HandbookError(f"{path.name}: front matter lacks {', '.join(missing)}")
+    body = "\n".join(lines[end + 1:]).strip()
+    # An empty body is kept as None, not "": a page can exist before it is written.
+    return {"id": meta["id"], "title": meta["title"], "body": body or None, "section": meta["section"]}
+
+
+def load_pages(path: str | Path | None = None) -> list[dict]:
+    """Every page of the handbook, sorted by id: ``id``, ``title``, ``body`` (or None), ``section``."""
+    folder = Path(path) if path is not None else HANDBOOK / "pages"
+    if not folder.is_dir():
+        raise HandbookError(f"{folder}: no such folder of pages")
+    pages, seen = [], {}
+    for file in sorted(folder.glob("*.md")):
+        page = _parse(file)
+        if page["id"] in seen:
+            raise HandbookError(f"{file.name}: id {page['id']!r} is already used by {seen[page['id']]}")
+        seen[page["id"]] = file.name
+        pages.append(page)
+    # Sorted by id so that every rung sees the pages in the same order.
+    return sorted(pages, key=lambda p: p["id"])
+
+
+def load_questions(path: str | Path | None = None) -> list[dict]:
+    """The judged questions: ``id``, ``question``, ``relevant`` (page id → grade), ``kind``."""
+    file = Path(path) if path is not None else HANDBOOK / "questions.jsonl"
+    questions, seen = [], set()
+    for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            q = json.loads(line)
+        except json.JSONDecodeError as err:
+            raise HandbookError(f"{file.name}, line {number}: not JSON ({err.msg})") from None
+        if not isinstance(q, dict) or not q.get("id") or not q.get("question"):
+            raise HandbookError(f"{file.name}, line {number}: needs at least 'id' and 'question'")
+        if q["id"] in seen:
+            raise HandbookError(f"{file.name}, line {number}: duplicate question id {q['id']!r}")
+        seen.add(q["id"])
+        relevant = q.get("relevant") or {}
+        if any(grade not in (1, 2) for grade in relevant.values()):
+            raise HandbookError(f"{file.name}, line {number}: grades must be 1 or 2")
+        questions.append({"id": q["id"], "question": q["question"], "relevant": dict(relevant),
+                          "kind": q.get("kind", "lexical")})
+    return questions
+
+
+def page_text(page: dict) -> str:
+    """Title and body as one text, the way the vector leg and the model read a page."""
+    return page["title"] + ("\n\n" + page["body"] if page["body"] else "")

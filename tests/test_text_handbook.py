@@ -1,0 +1,115 @@
+"""The tokenizer and the handbook loader: the ground every rung stands on."""
+
+import json
+
+import pytest
+
+from rungs.handbook import HandbookError, load_pages, load_questions, page_text
+from rungs.text import fold, tokenise
+
+
+def test_tokenise_folds_case_accents_and_ligatures():
+    assert tokenise("Œuvres SOCIALES, Congés payés") == ["oeuvres", "sociales", "conges", "payes"]
+    assert fold("Événement") == "evenement"
+
+
+def test_elisions_split_and_dropped_with_stopwords():
+    assert tokenise("l’entreprise qu'il") == ["l", "entreprise", "qu", "il"]
+    assert tokenise("l’entreprise qu'il", stopwords=True) == ["entreprise"]
+
+
+def test_digits_kept_punctuation_dropped():
+    assert tokenise("Le 1er mai 2027, à 8 h 30 !") == ["le", "1er", "mai", "2027", "a", "8", "h", "30"]
+    assert tokenise("?!…") == [] and tokenise("") == [] and tokenise(None) == []
+
+
+def test_stemming_is_snowball_french_and_folds_after():
+    assert tokenise("malade maladie", stem=True) == ["malad", "malad"]
+    assert tokenise("congés", stem=True) == ["cong"]
+    assert tokenise("Congés", stopwords=["congés"]) == []
+    assert tokenise("abc", stem=str.upper) == ["abc"]  # a custom stemmer's output is folded too
+
+
+def test_bad_options_are_named():
+    with pytest.raises(ValueError, match="stem must be"):
+        tokenise("x", stem="porter")
+    with pytest.raises(ValueError, match="stopwords must be"):
+        tokenise("x", stopwords="english")
+
+
+def test_handbook_meets_the_counts():
+    pages = load_pages()
+    assert len(pages) >= 60
+    assert len({p["id"] for p in pages}) == len(pages)
+    lengths = [len(tokenise(p["body"])) for p in pages]
+    assert [p["id"] for p in pages if p["body"] is None] == ["charte-graphique"]
+    assert max(lengths) >= 800 and min(n for n in lengths if n) <= 12
+    assert "œ" in "".join(page_text(p) for p in pages)  # ligatures are there to be folded
+
+
+def test_questions_meet_the_counts_and_their_kinds_hold():
+    pages = {p["id"]: p for p in load_pages()}
+    questions = load_questions()
+    kinds = [q["kind"] for q in questions]
+    assert len(questions) >= 80
+    assert kinds.count("paraphrase") >= 20 and kinds.count("unanswerable") >= 10
+    for q in questions:
+        assert all(pid in pages for pid in q["relevant"]), q["id"]
+        assert (q["kind"] == "unanswerable") == (not q["relevant"]), q["id"]
+        words = set(tokenise(q["question"], stopwords=True, stem=True))
+        shared = [words & set(tokenise(page_text(pages[pid]), stopwords=True, stem=True))
+                  for pid in q["relevant"]]
+        if q["kind"] == "paraphrase":
+            # "shares no word" is checked with the most generous matching: stop words out, stems in.
+            assert not any(shared), (q["id"], shared)
+        if q["kind"] == "lexical":
+            assert all(shared), q["id"]
+
+
+def _write(folder, name, text):
+    (folder / name).write_text(text, encoding="utf-8")
+
+
+def test_loader_names_the_file_of_a_malformed_page(tmp_path):
+    _write(tmp_path, "ok.md", "---\nid: ok\ntitle: Ok\nsection: S\n---\nBody.\n")
+    _write(tmp_path, "bad.md", "id: bad\ntitle: no front matter\n")
+    with pytest.raises(HandbookError, match="bad.md"):
+        load_pages(tmp_path)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("---\ntitle: T\nsection: S\n---\nx", "lacks id"),
+    ("---\nid: a\ntitle: T\nsection: S\nx", "never closed"),
+    ("---\nid: a\ntitle T\nsection: S\n---\n", "key: value"),
+])
+def test_loader_errors_say_what_is_wrong(tmp_path, text, message):
+    _write(tmp_path, "page.md", text)
+    with pytest.raises(HandbookError, match=message):
+        load_pages(tmp_path)
+
+
+def test_duplicate_page_ids_name_both_files(tmp_path):
+    _write(tmp_path, "a.md", "---\nid: same\ntitle: A\nsection: S\n---\n")
+    _write(tmp_path, "b.md", "---\nid: same\ntitle: B\nsection: S\n---\n")
+    with pytest.raises(HandbookError, match=r"b\.md.*a\.md"):
+        load_pages(tmp_path)
+
+
+def test_empty_body_is_none(tmp_path):
+    _write(tmp_path, "a.md", "---\nid: a\ntitle: A\nsection: S\n---\n\n")
+    assert load_pages(tmp_path)[0]["body"] is None
+
+
+def test_question_file_errors(tmp_path):
+    file = tmp_path / "q.jsonl"
+    file.write_text('{"id": "q1", "question": "x"}\n{"id": "q1", "question": "y"}\n', encoding="utf-8")
+    with pytest.raises(HandbookError, match="duplicate question id"):
+        load_questions(file)
+    file.write_text('{"id": "q1", "question": "x", "relevant": {"a": 3}}\n', encoding="utf-8")
+    with pytest.raises(HandbookError, match="grades must be 1 or 2"):
+        load_questions(file)
+    file.write_text("not json\n", encoding="utf-8")
+    with pytest.raises(HandbookError, match="line 1: not JSON"):
+        load_questions(file)
+    file.write_text(json.dumps({"id": "q", "question": "x"}) + "\n", encoding="utf-8")
+    assert load_questions(file)[0]["relevant"] == {}
