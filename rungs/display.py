@@ -16,15 +16,22 @@ def _cut(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+class Table(str):
+    """Text that shows as itself (no quotes) when Jupyter or a widget displays it."""
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
 def ranking_table(ranking: Sequence[dict], *, title_width: int = 44, id_width: int = 28) -> str:
     """Rank, id, score (3 decimals) and title, one line per result."""
     if not ranking:
-        return "(no results)"
+        return Table("(no results)")
     lines = [f"{'#':>2}  {'id':<{id_width}} {'score':>8}  title"]
     for rank, r in enumerate(ranking, start=1):
         lines.append(f"{rank:>2}  {_cut(r['id'], id_width):<{id_width}} {r['score']:>8.3f}  "
                      f"{_cut(r.get('title', ''), title_width)}")
-    return "\n".join(lines)
+    return Table("\n".join(lines))
 
 
 def show(ranking: Sequence[dict], **options) -> None:
