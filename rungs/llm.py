@@ -24,6 +24,7 @@ Configuration follows the ecosystem's conventions:
 Every failure has a name: ``ModelUnavailable`` (down, refused, 5xx after the
 retries), ``ModelTimeout`` (slow or hung), ``EmptyCompletion`` (no text),
 ``TruncatedCompletion`` (the token limit was spent before any answer),
+``BadResponse`` (an answer that is not the API's JSON: usually a wrong URL),
 ``ModelFileError`` (the bundled model is missing or corrupt).
 """
 
@@ -64,6 +65,10 @@ class ModelUnavailable(ModelError):
 
 class ModelTimeout(ModelUnavailable):
     """The endpoint did not answer within the timeout."""
+
+
+class BadResponse(ModelError):
+    """The endpoint answered, but not with an OpenAI-compatible JSON response."""
 
 
 class EmptyCompletion(ModelError):
@@ -250,6 +255,10 @@ class Client:
         for attempt in range(self.retries + 1):
             try:
                 return fn(self._openai())
+            except (json.JSONDecodeError, openai.APIResponseValidationError):
+                # Not retried: a wrong URL (a web page instead of the API) stays wrong.
+                raise BadResponse(f"{self._where()} answered with something that is not an OpenAI-compatible "
+                                  "JSON response: is OPENAI_BASE_URL the API's root (usually ending in /v1)?") from None
             except openai.APITimeoutError:
                 failure = ModelTimeout(f"no answer from {self._where()} within {self.timeout:.0f} s "
                                        f"({attempt + 1} attempts); raise timeout= or use a smaller prompt")
