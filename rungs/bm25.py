@@ -17,7 +17,7 @@ re-ranks without rebuilding anything:
 - ``weights``: how much a title word counts against a body word (a field
   you do not name counts 1.0).
 - ``match``: ``"any"`` word (OR) or ``"all"`` words (FTS5's implicit AND).
-- ``idf``, ``lengths``, ``repeats``, ``saturation``: the switches on which
+- ``idf``, ``lengths`` (``"lossy"``: Lucene's one-byte lengths), ``repeats``, ``saturation``: the switches on which
   implementations differ; the presets ``FTS5`` and ``LUCENE`` set them.
 
 The tokenizer (stop words, stemming) is the one decision made at build time,
@@ -89,6 +89,23 @@ def build_index(documents: list[dict], *, fields: tuple[str, ...] = ("title", "b
     return Index(ids, tuple(fields), postings, lengths, titles, tokenizer)
 
 
+def lucene_length(n: int) -> int:
+    """A length as Lucene stores it: in one byte (SmallFloat.intToByte4), read back.
+
+    Exact below 40 words; above, only the 4 leading bits survive (rounded down,
+    under 1/8 relative error). Lucene's average length stays exact.
+    """
+    n = int(n)
+    if n < 24:  # 24 = 255 − the largest 4-bit-mantissa code: small lengths are stored as they are
+        return n
+    rest = n - 24
+    bits = rest.bit_length()
+    if bits < 4:
+        return 24 + rest
+    shift = bits - 4
+    return 24 + ((rest >> shift) << shift)
+
+
 def idf(n_docs: int, n_with: int, kind: str = "lucene") -> float:
     """How rare a word is: ``n_with`` of ``n_docs`` documents hold it.
 
@@ -124,8 +141,8 @@ def _check(limit, k1, b, weights, match, lengths, repeats, saturation, fields):
         raise ValueError(f"b must be between 0 and 1, not {b}")
     if match not in ("any", "all"):
         raise ValueError(f"match must be 'any' or 'all', not {match!r}")
-    if lengths not in ("weighted", "unweighted"):
-        raise ValueError(f"lengths must be 'weighted' or 'unweighted', not {lengths!r}")
+    if lengths not in ("weighted", "unweighted", "lossy"):
+        raise ValueError(f"lengths must be 'weighted', 'unweighted' or 'lossy', not {lengths!r}")
     if repeats not in ("once", "count"):
         raise ValueError(f"repeats must be 'once' or 'count', not {repeats!r}")
     if saturation not in ("k1+1", "plain"):
@@ -160,16 +177,20 @@ def search(index: Index, query: str, *, limit: int = 5, k1: float = 1.2, b: floa
     if not candidates:
         return []
 
-    # Length of a document: its words counted once each ("unweighted", as FTS5 does)
-    # or each field's words counted with the field's weight ("weighted").
+    # Length of a document: its words counted once each ("unweighted", as FTS5 does),
+    # each field's words counted with the field's weight ("weighted"), or counted once
+    # and stored in one byte as Lucene does ("lossy").
     def length(doc_id):
         per_field = index.lengths[doc_id]
         if lengths == "unweighted":
             return sum(per_field.values())
+        if lengths == "lossy":
+            return lucene_length(sum(per_field.values()))
         return sum(weight[f] * n for f, n in per_field.items())
 
-    # FTS5 computes the average from its totals: all tokens / all rows.
-    avg = sum(length(d) for d in index.ids) / index.n_docs
+    # FTS5 computes the average from its totals: all tokens / all rows (Lucene too, exactly).
+    exact = (lambda d: sum(index.lengths[d].values())) if lengths == "lossy" else length
+    avg = sum(exact(d) for d in index.ids) / index.n_docs
     avg = avg if avg > 0 else 1.0
     idfs = {w: _idf_of(index, w, idf) for w in set(words)}
 

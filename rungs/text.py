@@ -102,5 +102,8 @@ def tokenise(text: str | None, *, stopwords=None, stem=None) -> list[str]:
         folded = fold(raw)
         if folded in stops:
             continue
-        words.append(fold(stemmer(raw)) if stemmer else folded)
+        word = fold(stemmer(raw)) if stemmer else folded
+        # A stemmer can strip a word to nothing (Porter turns a possessive "s" into ""): not a word.
+        if word:
+            words.append(word)
     return words

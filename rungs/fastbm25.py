@@ -1,0 +1,194 @@
+"""N1, the fast path: the same BM25 arithmetic as ``rungs.bm25``, reorganised as sparse matrices.
+
+What it is for: sweeps and benchmarks. The tuning lab scores every question
+for a hundred settings of k1 × b × title weight; ``rungs.bm25.search`` is
+written to be read, one page and one word at a time. Here the same formula
+is applied to every (page, word) pair at once with numpy and scipy.sparse:
+
+1. per field, a page × word matrix of counts (built once);
+2. for one setting of the knobs, one matrix of contributions
+   idf(t) · f·(k1 + 1) / (f + k1·(1 − b + b·|D|/avgdl)) — computed once per
+   setting and kept (a sweep reuses it for every query);
+3. a query is then the sum of a few of its columns.
+
+Nothing else changes: the same tokenizer, idf formulas, length conventions,
+matching rule, repeat rule and tie-break, so the results equal the readable
+``search`` to 1e-9 relative (the unit tests check it on generated corpora for
+every preset). The readable module stays the one the notebooks explain.
+
+Cost: the count matrices (about 12 bytes per distinct (page, word) pair per
+field), one contribution matrix per setting kept (a few are cached), and per
+query a gather of a few sparse columns.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, OrderedDict
+
+import numpy as np
+from scipy import sparse
+
+from . import bm25
+from .text import tokenise
+
+
+class FastBM25:
+    """Sparse count matrices for a collection; ``search`` takes the same knobs as ``rungs.bm25.search``."""
+
+    def __init__(self, ids, fields, counts, vocabulary, titles, tokenizer):
+        self.ids = list(ids)
+        self.fields = tuple(fields)
+        self.counts = counts                      # field → CSC matrix (pages × words) of counts
+        self.vocabulary = vocabulary              # word → column
+        self.titles = titles
+        self.tokenizer = tokenizer
+        self.lengths = {f: np.asarray(m.sum(axis=1)).ravel() for f, m in counts.items()}
+        presence = sum((m > 0).astype(np.int8) for m in counts.values())
+        self.presence = (presence > 0).astype(np.float64).tocsc()  # does the page hold the word anywhere?
+        self.df = np.asarray(self.presence.sum(axis=0)).ravel()
+        # Ties are broken on the identifier: the position of each id in sorted order.
+        self.id_rank = np.empty(len(self.ids), dtype=np.int64)
+        self.id_rank[np.argsort(np.array(self.ids, dtype=object), kind="stable")] = np.arange(len(self.ids))
+        self._cache: OrderedDict = OrderedDict()
+
+    @property
+    def n_docs(self) -> int:
+        return len(self.ids)
+
+    @classmethod
+    def from_index(cls, index: bm25.Index) -> "FastBM25":
+        """The same collection as a readable ``Index``, as matrices."""
+        vocabulary = {w: j for j, w in enumerate(sorted(index.postings))}
+        row = {doc_id: i for i, doc_id in enumerate(index.ids)}
+        counts = {}
+        for f in index.fields:
+            rows, cols, vals = [], [], []
+            for word, per_doc in index.postings.items():
+                for doc_id, per_field in per_doc.items():
+                    if f in per_field:
+                        rows.append(row[doc_id]); cols.append(vocabulary[word]); vals.append(per_field[f])
+            counts[f] = sparse.csc_matrix((np.array(vals, dtype=np.float64), (rows, cols)),
+                                          shape=(len(index.ids), len(vocabulary)))
+            # An empty field still has its length: keep the readable index's numbers.
+        fast = cls(index.ids, index.fields, counts, vocabulary, index.titles, index.tokenizer)
+        fast.lengths = {f: np.array([index.lengths[d][f] for d in index.ids], dtype=np.float64) for f in index.fields}
+        return fast
+
+    @classmethod
+    def from_documents(cls, documents, *, fields=("title", "body"), stopwords=None, stem=None) -> "FastBM25":
+        """Build straight from documents, without the readable index (for large collections)."""
+        ids = [str(d["id"]) for d in documents]
+        if len(set(ids)) != len(ids):
+            raise ValueError("duplicate document ids: each document needs its own id")
+        tokenizer = {"stopwords": stopwords, "stem": stem}
+        vocabulary: dict[str, int] = {}
+        triples = {f: ([], [], []) for f in fields}
+        for i, doc in enumerate(documents):
+            for f in fields:
+                words = doc[f] if isinstance(doc.get(f), list) else tokenise(doc.get(f), **tokenizer)
+                rows, cols, vals = triples[f]
+                for word, n in Counter(words).items():
+                    rows.append(i); cols.append(vocabulary.setdefault(word, len(vocabulary))); vals.append(n)
+        counts = {}
+        for f, (rows, cols, vals) in triples.items():
+            counts[f] = sparse.csc_matrix((np.array(vals, dtype=np.float64), (rows, cols)),
+                                          shape=(len(ids), len(vocabulary)))
+        titles = {doc_id: str(d.get("title") or "") for doc_id, d in zip(ids, documents)}
+        return cls(ids, fields, counts, vocabulary, titles, tokenizer)
+
+    # ------------------------------------------------------------------ one setting of the knobs
+    def contributions(self, *, k1=1.2, b=0.75, weights=None, idf="lucene", lengths="weighted",
+                      saturation="k1+1") -> sparse.csc_matrix:
+        """Every (page, word) contribution for one setting; cached, so a sweep computes it once."""
+        weight = _weights(self.fields, weights)
+        key = (k1, b, tuple(sorted(weight.items())), idf, lengths, saturation)
+        if key in self._cache:
+            self._cache.move_to_end(key)
+            return self._cache[key]
+        f = sum(weight[name] * self.counts[name] for name in self.fields).tocsc()
+        dl = sum((weight[name] if lengths == "weighted" else 1.0) * self.lengths[name] for name in self.fields)
+        avg = dl.sum() / self.n_docs
+        if lengths == "lossy":  # Lucene: each length stored in one byte, the average kept exact
+            dl = np.array([bm25.lucene_length(n) for n in dl], dtype=np.float64)
+        avg = avg if avg > 0 else 1.0
+        n = self.df
+        if idf == "lucene":
+            idf_t = np.log(1 + (self.n_docs - n + 0.5) / (n + 0.5))
+        else:
+            idf_t = np.log((self.n_docs - n + 0.5) / (n + 0.5))
+            idf_t = np.where(idf_t > 0.0, idf_t, 1e-6)
+        rows = f.indices
+        cols = np.repeat(np.arange(f.shape[1]), np.diff(f.indptr))
+        tf = f.data
+        norm = tf + k1 * (1 - b + b * dl[rows] / avg)
+        data = idf_t[cols] * ((tf * (k1 + 1.0)) / norm) if saturation == "k1+1" else idf_t[cols] * (tf / norm)
+        matrix = sparse.csc_matrix((data, f.indices, f.indptr), shape=f.shape)
+        self._cache[key] = matrix
+        if len(self._cache) > 4:
+            self._cache.popitem(last=False)
+        return matrix
+
+    # ------------------------------------------------------------------ queries
+    def _columns(self, query, repeats):
+        words = tokenise(query, **self.tokenizer)
+        if repeats == "once":
+            words = list(dict.fromkeys(words))
+        counts = Counter(words)
+        return words, counts
+
+    def search(self, query: str, *, limit: int = 5, k1: float = 1.2, b: float = 0.75, weights=None,
+               match: str = "any", idf: str = "lucene", lengths: str = "weighted", repeats: str = "once",
+               saturation: str = "k1+1", explain: bool = True) -> list[dict]:
+        """Same arguments and same results as ``rungs.bm25.search`` (``explain=False`` skips ``terms``)."""
+        bm25._check(limit, k1, b, weights or {}, match, lengths, repeats, saturation, self.fields)
+        if idf not in ("lucene", "fts5"):
+            raise ValueError(f"idf must be 'lucene' or 'fts5', not {idf!r}")
+        words, counts = self._columns(query, repeats)
+        if not words or limit == 0 or not self.ids:
+            return []
+        known = [w for w in counts if w in self.vocabulary]
+        if match == "all" and len(known) < len(counts):
+            return []  # a word no page holds: no page holds them all
+        if not known:
+            return []
+        cols = [self.vocabulary[w] for w in known]
+        mult = np.array([counts[w] for w in known], dtype=np.float64)
+        matrix = self.contributions(k1=k1, b=b, weights=weights, idf=idf, lengths=lengths, saturation=saturation)
+        sub = matrix[:, cols]
+        scores = sub @ mult
+        if match == "any" and all(w > 0 for w in _weights(self.fields, weights).values()):
+            # Every contribution of a held word is then positive: the pages holding one are those scoring > 0.
+            candidates = np.flatnonzero(scores > 0)
+        else:
+            held = self.presence[:, cols] @ np.ones(len(cols))
+            candidates = np.flatnonzero(held >= len(cols) if match == "all" else held > 0)
+        if candidates.size == 0:
+            return []
+        cand_scores = scores[candidates]
+        if candidates.size > limit:
+            # Keep every page scoring at least the limit-th best, so that ties at the cut are ordered by id.
+            kth = np.partition(cand_scores, candidates.size - limit)[candidates.size - limit]
+            keep = cand_scores >= kth
+            candidates, cand_scores = candidates[keep], cand_scores[keep]
+        order = np.lexsort((self.id_rank[candidates], -cand_scores))[:limit]
+        results = []
+        for i in candidates[order]:
+            result = {"id": self.ids[i], "title": self.titles.get(self.ids[i], ""), "score": float(scores[i])}
+            if explain:
+                row = sub[i].toarray().ravel() * mult
+                terms = dict.fromkeys(dict.fromkeys(words), 0.0)
+                terms.update({w: float(v) for w, v in zip(known, row)})
+                result["terms"] = terms
+            results.append(result)
+        return results
+
+    def search_many(self, queries: list[str], **knobs) -> list[list[dict]]:
+        """One ranking per query, with the contribution matrix computed once for all of them."""
+        knobs.setdefault("explain", False)
+        return [self.search(q, **knobs) for q in queries]
+
+
+def _weights(fields, weights):
+    if weights is None:
+        weights = {f: w for f, w in bm25.DEFAULT_WEIGHTS.items() if f in fields}
+    return {f: float(weights.get(f, 1.0)) for f in fields}

@@ -1,0 +1,124 @@
+"""The tuning lab: metrics against ranx, the fast path against the readable one and bm25s, CACM, sweeps."""
+
+import math
+import random
+
+import numpy as np
+import pytest
+
+from rungs import bm25, cacm, evaluate as ev, tuning
+from rungs.fastbm25 import FastBM25
+from rungs.handbook import load_pages, load_questions
+
+from test_search import _corpus, _vocabulary
+
+
+@pytest.fixture(scope="module")
+def handbook_runs():
+    pages, questions = load_pages(), load_questions()
+    index = bm25.build_index(pages)
+    judged = [q for q in questions if q["relevant"]]
+    # Two different runs, so that the metrics see varied rankings (ties, misses, partial hits).
+    runs = {"bm25": {q["id"]: bm25.search(index, q["question"], limit=20) for q in judged},
+            "all": {q["id"]: bm25.search(index, q["question"], limit=20, match="all", b=0.2) for q in judged}}
+    return judged, runs
+
+
+def test_metrics_equal_ranx_to_1e9(handbook_runs):
+    from ranx import Qrels, Run, evaluate as ranx_evaluate
+
+    judged, runs = handbook_runs
+    qrels = Qrels({q["id"]: dict(q["relevant"]) for q in judged})
+    ours = {"mrr": lambda r, rel: ev.reciprocal_rank(r, rel), "map": lambda r, rel: ev.average_precision(r, rel),
+            "ndcg@5": lambda r, rel: ev.ndcg(r, rel, 5), "ndcg@10": lambda r, rel: ev.ndcg(r, rel, 10),
+            "recall@5": lambda r, rel: ev.recall(r, rel, 5), "precision@5": lambda r, rel: ev.precision(r, rel, 5)}
+    for name, run in runs.items():
+        # ranx orders by score; our rankings are already ordered, so give it strictly decreasing scores.
+        ranx_run = Run({qid: {r["id"]: float(len(ranking) - i) for i, r in enumerate(ranking)} or {"none": 0.0}
+                        for qid, ranking in run.items()})
+        theirs = ranx_evaluate(qrels, ranx_run, list(ours), make_comparable=True)
+        mine = ev.evaluate(run, judged, ours)
+        for metric in ours:
+            assert math.isclose(mine[metric], theirs[metric], rel_tol=1e-9, abs_tol=1e-12), (name, metric)
+
+
+PRESETS = [{}, bm25.FTS5, bm25.LUCENE, {"lengths": "lossy"}, {"match": "all", "repeats": "count"}]
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_fast_path_equals_the_readable_one(seed):
+    rng = random.Random(100 + seed)
+    vocabulary = _vocabulary(rng, 30)
+    docs = _corpus(rng, rng.randint(1, 50), vocabulary)
+    index = bm25.build_index(docs)
+    fast = FastBM25.from_index(index)
+    direct = FastBM25.from_documents(docs)
+    for _ in range(20):
+        query = " ".join(rng.choice(vocabulary + ["absent"]) for _ in range(rng.randint(1, 4)))
+        knobs = {**rng.choice(PRESETS), "k1": rng.choice([0.0, 0.5, 1.2, 3.0]), "b": rng.choice([0.0, 0.4, 1.0]),
+                 "weights": {"title": rng.choice([0.0, 1.0, 3.0]), "body": rng.choice([0.5, 1.0])}}
+        limit = rng.choice([1, 3, 100])
+        want = bm25.search(index, query, limit=limit, **knobs)
+        for got in (fast.search(query, limit=limit, **knobs), direct.search(query, limit=limit, **knobs)):
+            assert [r["id"] for r in got] == [r["id"] for r in want], (query, knobs)
+            for a, b in zip(want, got):
+                assert math.isclose(a["score"], b["score"], rel_tol=1e-9, abs_tol=1e-12)
+                assert a["terms"].keys() == b["terms"].keys()
+
+
+def test_fast_lucene_equals_bm25s_to_1e6():
+    import bm25s
+
+    rng = random.Random(7)
+    # Pre-tokenised documents skip the tokenizer, so their words must already be folded: ASCII only.
+    vocabulary = sorted({"".join(rng.choice("abcdefghij") for _ in range(rng.randint(1, 5))) for _ in range(80)})
+    docs = [{"id": f"d{i:03d}", "body": [rng.choice(vocabulary[: rng.randint(5, 60)]) for _ in range(rng.randint(1, 80))]}
+            for i in range(200)]
+    fast = FastBM25.from_documents(docs, fields=("body",))
+    retriever = bm25s.BM25(method="lucene", k1=0.9, b=0.4)
+    retriever.index([d["body"] for d in docs], show_progress=False)
+    for _ in range(20):
+        query = [rng.choice(vocabulary) for _ in range(3)]
+        query = query + query[:1]  # a repeated word: bm25s counts it once, so we ask for "once" too
+        ours = fast.search(" ".join(query), limit=200, explain=False,
+                           **{**bm25.LUCENE, "k1": 0.9, "b": 0.4, "repeats": "once"})
+        found, scores = retriever.retrieve([list(dict.fromkeys(query))], k=len(docs), show_progress=False)
+        theirs = {docs[i]["id"]: float(s) for i, s in zip(found[0], scores[0]) if s > 0}
+        assert {r["id"] for r in ours} == set(theirs)
+        for r in ours:
+            assert math.isclose(r["score"], theirs[r["id"]], rel_tol=1e-6)
+
+
+def test_lucene_one_byte_lengths():
+    assert [bm25.lucene_length(n) for n in (0, 23, 39, 40, 41, 47, 100, 1000)] == [0, 23, 39, 40, 40, 46, 96, 984]
+    assert all(bm25.lucene_length(n) <= n and n - bm25.lucene_length(n) < n / 8 + 1 for n in range(1, 5000))
+
+
+def test_cacm_reproduces_the_published_map_within_0_01():
+    try:
+        docs, queries = cacm.load_documents(), cacm.load_queries()
+    except cacm.CacmNotFound as err:
+        pytest.skip(str(err))
+    assert len(docs) == 3204 and len(queries) == 64 and sum(bool(q["relevant"]) for q in queries) == 52
+    fast = FastBM25.from_documents([{"id": d["id"], "body": cacm.english(d["body"])} for d in docs], fields=("body",))
+    fast.tokenizer = {"stopwords": cacm.LUCENE_STOPWORDS, "stem": cacm._porter()}
+    result = ev.evaluate(lambda q: fast.search(q, limit=1000, explain=False, **{**bm25.LUCENE, "k1": 0.9, "b": 0.4}),
+                         queries, {"MAP": lambda r, rel: ev.average_precision(r, rel)})
+    assert abs(result["MAP"] - 0.3123) < 0.01
+
+
+def test_split_is_fixed_disjoint_and_balanced():
+    questions = load_questions()
+    tune, held = tuning.split(questions, seed=0)
+    assert tuning.split(questions, seed=0) == (tune, held)
+    assert not {q["id"] for q in tune} & {q["id"] for q in held}
+    assert abs(sum(q["kind"] == "paraphrase" for q in tune) - sum(q["kind"] == "paraphrase" for q in held)) <= 1
+
+
+def test_sweep_has_one_row_per_setting():
+    questions = [q for q in load_questions() if q["relevant"]][:10]
+    fast = FastBM25.from_index(bm25.build_index(load_pages()))
+    frame = tuning.sweep({"k1": [0.0, 1.2], "b": [0.0, 0.5, 1.0]},
+                         lambda q, **kw: fast.search(q, limit=10, explain=False, **kw), questions, progress=False)
+    assert len(frame) == 6 and {"k1", "b", "MRR", "recall@5", "nDCG@5"} <= set(frame.columns)
+    assert frame["MRR"].between(0, 1).all()
