@@ -80,10 +80,12 @@ def measure(system: str, collection: str, sweep: bool) -> dict:
         knobs = {**bm25.LUCENE, "k1": 0.9, "b": 0.4}
         index.contributions(**{k: v for k, v in knobs.items() if k not in ("match", "repeats")})
         ask = lambda i: index.search(texts[i], limit=10, explain=False, **knobs)
-    elif system == "bm25s":
+    elif system in ("bm25s", "bm25s-numba"):
         import bm25s
-        index = bm25s.BM25(method="lucene", k1=0.9, b=0.4)
+        # The numba backend compiles bm25s' retrieval loops (numba comes with ranx here); numpy is its default.
+        index = bm25s.BM25(method="lucene", k1=0.9, b=0.4, backend="numba" if system == "bm25s-numba" else "numpy")
         index.index(docs, show_progress=False)
+        index.retrieve(queries[:2], k=10, show_progress=False, n_threads=1)  # compile before timing
         ask = lambda i: index.retrieve([queries[i]], k=10, show_progress=False, n_threads=1)
     elif system == "rank_bm25":
         from rank_bm25 import BM25Okapi
@@ -109,6 +111,11 @@ def measure(system: str, collection: str, sweep: bool) -> dict:
     out.update(p50_ms=float(np.percentile(latencies, 50) * 1e3), p95_ms=float(np.percentile(latencies, 95) * 1e3),
                qps=float(len(latencies) / latencies.sum()))
     out["peak_mb"] = peak_mb() - base
+    if system.startswith("bm25s"):
+        # bm25s is built for batches: all queries in one call is its best case, so we report it too.
+        t = time.perf_counter()
+        index.retrieve(queries, k=10, show_progress=False, n_threads=1)
+        out["qps_batch"] = len(queries) / (time.perf_counter() - t)
 
     if system == "rungs":
         # Scores against bm25s on the same tokens (top 10 of every query).
@@ -152,24 +159,29 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", nargs="*", type=int, default=[10_000, 100_000, 1_000_000])
     parser.add_argument("--one", nargs=2, metavar=("SYSTEM", "COLLECTION"))
+    parser.add_argument("--systems", nargs="*", default=["rungs", "bm25s", "bm25s-numba", "fts5", "rank_bm25"])
+    parser.add_argument("--no-sweep", action="store_true", help="skip the sweeps (keep earlier sweep numbers)")
     args = parser.parse_args()
     if args.one:
-        print(json.dumps(measure(args.one[0], args.one[1], sweep=True)))
+        print(json.dumps(measure(args.one[0], args.one[1], sweep=not args.no_sweep)))
         return
     RESULTS.mkdir(exist_ok=True)
     env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
            "NUMBA_NUM_THREADS": "1", "PYTHONHASHSEED": "0"}
-    rows = []
+    previous = json.loads((RESULTS / "peers.json").read_text()) if (RESULTS / "peers.json").exists() else []
+    rows = [r for r in previous if r["system"] not in args.systems]
     for collection in ["cacm"] + [str(n) for n in args.sizes]:
-        for system in ("rungs", "bm25s", "fts5", "rank_bm25"):
+        for system in args.systems:
             if system == "rank_bm25" and collection not in ("cacm", "10000", "100000"):
                 continue  # pure Python: a million passages would take hours and many GB
-            done = subprocess.run([sys.executable, __file__, "--one", system, collection], env=env,
-                                  capture_output=True, text=True)
+            done = subprocess.run([sys.executable, __file__, "--one", system, collection]
+                                  + (["--no-sweep"] if args.no_sweep else []), env=env, capture_output=True, text=True)
             if done.returncode != 0:
                 print(f"{system} on {collection} failed: {done.stderr.strip().splitlines()[-1:]}")
                 continue
             row = json.loads(done.stdout.strip().splitlines()[-1])
+            earlier = next((r for r in previous if r["system"] == system and r["collection"] == collection), {})
+            row = {**{k: v for k, v in earlier.items() if k.startswith("sweep")}, **row}
             rows.append(row)
             print(json.dumps(row))
     (RESULTS / "peers.json").write_text(json.dumps(rows, indent=1))
@@ -182,7 +194,7 @@ def plot(rows):
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
-    for system in ("rungs", "bm25s", "fts5", "rank_bm25"):
+    for system in ("rungs", "bm25s", "bm25s-numba", "fts5", "rank_bm25"):
         mine = sorted((r for r in rows if r["system"] == system and r["collection"] != "cacm"), key=lambda r: r["docs"])
         if not mine:
             continue

@@ -11,7 +11,12 @@ Each module is one rung of the ladder (or one shared concept the rungs use):
 - ``hybrid``    N2, reciprocal rank fusion of the keyword and vector legs
 - ``llm``       the one model client (a real local server by default)
 - ``rag``       N3, answers that cite the passages they were sent
+- ``decide``    N4, typed decisions (probability, choice, score) and a judge that reranks
+- ``research``  N5, a bounded research loop with fenced sources and checked citations
 - ``evaluate``  the metrics (MRR, nDCG, recall, precision, AP)
+- ``fastbm25``  N1's arithmetic as sparse matrices, for sweeps and benchmarks
+- ``tuning``    splits, sweeps and their plots
+- ``cacm``      a real judged English collection, to check BM25 against a published score
 """
 
 __version__ = "0.1.0"

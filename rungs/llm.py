@@ -310,11 +310,7 @@ class Client:
         choice = response.choices[0]
         text = choice.message.content or ""
         finish = choice.finish_reason or "unknown"
-        if not text.strip():
-            if finish == "length":
-                raise TruncatedCompletion(f"the model spent max_tokens={max_tokens} before writing any answer: "
-                                          "raise max_tokens or shorten the prompt")
-            raise EmptyCompletion("the model returned an empty completion: ask again, rephrase, or try another model")
+        _refuse_empty(text, finish, max_tokens)
         usage = response.usage
         return ChatResult(text=text, model=response.model or self.model,
                           input_tokens=getattr(usage, "prompt_tokens", 0) or 0,
@@ -326,6 +322,30 @@ class Client:
         """One user message in, the text out: what N3's prompts need."""
         return self.chat([{"role": "user", "content": prompt}], temperature=temperature,
                          max_tokens=max_tokens).text
+
+    def stream(self, messages: list[dict], *, temperature: float = 0.0, max_tokens: int = 512, seed: int = 0):
+        """Yield the completion's text as it is produced; afterwards ``last_usage`` holds (tokens in, out)."""
+        request = {"model": self.model, "messages": messages, "temperature": temperature,
+                   "max_tokens": max_tokens, "seed": seed, "stream": True}
+        chunks = self._call(lambda sdk: sdk.chat.completions.create(**request), notes=[])
+        produced = 0
+        for chunk in chunks:
+            if chunk.choices and chunk.choices[0].delta and chunk.choices[0].delta.content:
+                produced += 1
+                yield chunk.choices[0].delta.content
+        # Streamed responses carry no usage here: input estimated at 4 characters a token, output counted.
+        chars = sum(len(str(m.get("content", ""))) for m in messages)
+        self.last_usage = (chars // 4, produced)
+
+
+def _refuse_empty(text: str, finish: str, max_tokens: int) -> None:
+    """No text is never an answer: say whether the token limit or the model is to blame."""
+    if text.strip():
+        return
+    if finish == "length":
+        raise TruncatedCompletion(f"the model spent max_tokens={max_tokens} before writing any answer: "
+                                  "raise max_tokens or shorten the prompt")
+    raise EmptyCompletion("the model returned an empty completion: ask again, rephrase, or try another model")
 
 
 def _retry_after(err) -> float | None:
@@ -381,22 +401,23 @@ class ScriptedClient:
     def models(self) -> list[str]:
         return [self.model]
 
-    def chat(self, messages, *, temperature=0.0, max_tokens=512, json_schema=None, logprobs=0, seed=0):
-        self.calls.append({"messages": messages, "json_schema": json_schema, "logprobs": logprobs,
-                           "max_tokens": max_tokens})
+    def _next(self, call: dict):
+        """Record the request, then hand out the next reply (or raise the scripted error)."""
+        self.calls.append(call)
         if not self.replies:
             raise ScriptExhausted(f"the script has no reply left for call {len(self.calls)}")
         reply = self.replies.pop(0)
         if isinstance(reply, BaseException):
             raise reply
+        return reply
+
+    def chat(self, messages, *, temperature=0.0, max_tokens=512, json_schema=None, logprobs=0, seed=0):
+        reply = self._next({"messages": messages, "json_schema": json_schema, "logprobs": logprobs,
+                            "max_tokens": max_tokens})
         if isinstance(reply, str):
             reply = {"text": reply}
         text, finish = reply.get("text", ""), reply.get("finish_reason", "stop")
-        if not text.strip():
-            if finish == "length":
-                raise TruncatedCompletion(f"the model spent max_tokens={max_tokens} before writing any answer: "
-                                          "raise max_tokens or shorten the prompt")
-            raise EmptyCompletion("the model returned an empty completion: ask again, rephrase, or try another model")
+        _refuse_empty(text, finish, max_tokens)
         prompt_chars = sum(len(str(m.get("content", ""))) for m in messages)
         return ChatResult(text=text, model=self.model, input_tokens=prompt_chars // 4,
                           output_tokens=len(text) // 4, finish_reason=finish, latency=0.0,
@@ -404,6 +425,18 @@ class ScriptedClient:
 
     def complete(self, *, prompt, temperature=0.0, max_tokens=512):
         return self.chat([{"role": "user", "content": prompt}], max_tokens=max_tokens).text
+
+    def stream(self, messages, *, temperature=0.0, max_tokens=512, seed=0):
+        """Replay the next reply in small pieces; a reply ``{"chunks": [...], "then": error}`` fails mid-stream."""
+        reply = self._next({"messages": messages, "stream": True, "max_tokens": max_tokens})
+        if isinstance(reply, str):
+            reply = {"chunks": [reply[i:i + 7] for i in range(0, len(reply), 7)]}
+        for piece in reply.get("chunks", []):
+            yield piece
+        if reply.get("then"):
+            raise reply["then"]
+        chars = sum(len(str(m.get("content", ""))) for m in messages)
+        self.last_usage = (chars // 4, len("".join(reply.get("chunks", []))) // 4)
 
 
 if __name__ == "__main__":

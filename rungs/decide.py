@@ -1,0 +1,445 @@
+"""N4 — typed decisions: ask a model for a probability, a choice or a score, and refuse anything else.
+
+What it is for: a judgement instead of prose. "Does this page answer the
+question?" (``noul``: a probability of yes), "which section owns it?"
+(``choice``: one key of a list, with a probability for every key), "how
+relevant is it, 0–3?" (``score``: a number on an ordered scale). The answers
+are data a program can use — here, to rerank retrieved pages — so they are
+validated as strictly as any input.
+
+Two backends, one contract:
+
+- ``chat``: one fixed decision prompt, JSON only (the local server is also
+  given a JSON schema), read by ``extract_answer_object`` and validated by
+  ``conform``. Any issue — a missing id, an extra id, a choice not listed,
+  probabilities that do not sum to 1, a score off the scale — goes back to the
+  model once, with the rejected text and the list of issues (one repair round
+  trip); if issues remain, ``DecisionInvalid`` lists them.
+- ``logprobs``: no number is *written* by the model. One call per question,
+  one token of answer; the probability is read from the first token's
+  ``top_logprobs``: tokens that begin a candidate (« O » for « Oui »), a letter
+  per option, a digit per level, renormalised over the candidates. The share of
+  probability that fell on candidates is reported as ``coverage``; below
+  ``min_coverage`` the result says it is not trusted instead of inventing a
+  number.
+
+Probability sums: a model writing 0.33 + 0.33 + 0.33 is not wrong, only
+rounded. We allow a drift of up to 0.05, renormalise (the sum is then 1 to
+within 1e-6), and note it; beyond that the sum is an issue to repair.
+
+Cost: chat — one call for all questions (plus one for a repair); logprobs —
+one short call per question. On the local model, a few seconds per call.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+
+from .llm import TruncatedCompletion, default_client
+
+TYPES = ("noul", "choice", "score")
+DRIFT = 0.05
+MAX_STATE_CHARS = 6000
+
+
+class DecisionError(RuntimeError):
+    """A decision could not be obtained; the subclass says why."""
+
+
+class DecisionInvalid(DecisionError):
+    """The reply still breaks the contract after the one repair round trip; ``issues`` lists how."""
+
+    def __init__(self, issues):
+        self.issues = list(issues)
+        super().__init__("the answers still fail after one repair: " + "; ".join(self.issues))
+
+
+class DecisionBudgetExhausted(DecisionError):
+    """The model spent its whole token budget without writing the answer object."""
+
+
+class NoAnswerObject(ValueError):
+    """No JSON object could be read from the reply."""
+
+
+# ---------------------------------------------------------------- the questions
+
+def check_questions(questions: dict) -> dict:
+    """Refuse malformed questions before any call; return them with their option keys / levels made explicit."""
+    if not isinstance(questions, dict) or not questions:
+        raise ValueError("questions must be a non-empty dict of id → question")
+    out = {}
+    for qid, q in questions.items():
+        kind = q.get("type")
+        if kind not in TYPES:
+            raise ValueError(f"question {qid!r}: unknown type {kind!r} (use one of {', '.join(TYPES)})")
+        if not str(q.get("instructions", "")).strip():
+            raise ValueError(f"question {qid!r}: instructions are empty")
+        criteria = q.get("criteria")
+        if kind == "noul":
+            if criteria is not None and not isinstance(criteria, dict):
+                raise ValueError(f"question {qid!r}: noul criteria are optional meanings {{'true': …, 'false': …}}")
+            out[qid] = {**q, "criteria": criteria or {}}
+        elif kind == "choice":
+            if isinstance(criteria, dict):
+                keys, rubric = list(criteria), dict(criteria)
+            elif isinstance(criteria, (list, tuple)):
+                keys, rubric = [str(k) for k in criteria], {str(k): None for k in criteria}
+                if len(set(keys)) != len(keys):
+                    raise ValueError(f"question {qid!r}: duplicate option keys {sorted({k for k in keys if keys.count(k) > 1})}")
+            else:
+                raise ValueError(f"question {qid!r}: choice criteria are option key → rubric (or a list of keys)")
+            if len(keys) < 2:
+                raise ValueError(f"question {qid!r}: a choice needs at least two options")
+            out[qid] = {**q, "criteria": rubric, "options": keys}
+        else:
+            if not isinstance(criteria, (list, tuple)) or len(criteria) < 2:
+                raise ValueError(f"question {qid!r}: score criteria are an ordered list of at least two levels")
+            out[qid] = {**q, "criteria": list(criteria), "levels": list(criteria)}
+    return out
+
+
+def render_state(state) -> str:
+    return state if isinstance(state, str) else json.dumps(state, ensure_ascii=False, indent=1)
+
+
+# ---------------------------------------------------------------- the chat backend
+
+SYSTEM = """Tu es un moteur de décision. Tu lis un ÉTAT puis des QUESTIONS, et tu réponds à chaque question, une fois chacune, dans un seul objet JSON dont les clés sont les identifiants des questions. Rien d'autre que cet objet.
+Formes des réponses :
+- noul : un nombre entre 0 et 1, la probabilité que la réponse soit oui.
+- choice : {"choice": "<une des clés proposées>", "probs": {"<clé>": probabilité, … pour chaque clé, somme 1}, "confidence": nombre entre 0 et 1 (facultatif)}
+- score : {"score": nombre entre 0 et le dernier niveau, "probs": {"0": probabilité, "1": …, pour chaque niveau, somme 1}, "confidence": nombre entre 0 et 1 (facultatif)}"""
+
+
+def _block(qid, q) -> str:
+    lines = [f"[{qid}] type: {q['type']}", f"consigne : {q['instructions']}"]
+    if q["type"] == "noul":
+        for side in ("true", "false"):
+            if q["criteria"].get(side):
+                lines.append(f"{'oui' if side == 'true' else 'non'} signifie : {q['criteria'][side]}")
+    elif q["type"] == "choice":
+        for key in q["options"]:
+            lines.append(f"- {key}" + (f" : {q['criteria'][key]}" if q["criteria"][key] else ""))
+    else:
+        for i, level in enumerate(q["levels"]):
+            lines.append(f"- {i} : {level}")
+    return "\n".join(lines)
+
+
+def decision_messages(state, questions: dict) -> list[dict]:
+    """The fixed decision prompt: the system's rules, then STATE, then each question in its own block."""
+    questions = check_questions(questions)
+    user = "ÉTAT :\n" + render_state(state) + "\n\nQUESTIONS :\n\n" + "\n\n".join(_block(i, q) for i, q in questions.items())
+    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
+
+
+def answer_schema(questions: dict) -> dict:
+    """A JSON schema of the answer object (the local server enforces its shape; ``conform`` checks the rest)."""
+    questions = check_questions(questions)
+    props = {}
+    for qid, q in questions.items():
+        if q["type"] == "noul":
+            props[qid] = {"type": "number"}
+        else:
+            keys = q["options"] if q["type"] == "choice" else [str(i) for i in range(len(q["levels"]))]
+            head = {"choice": {"enum": keys}} if q["type"] == "choice" else {"score": {"type": "number"}}
+            props[qid] = {"type": "object", "properties": {
+                **head, "probs": {"type": "object", "properties": {k: {"type": "number"} for k in keys}, "required": keys}},
+                "required": [*head, "probs"]}
+    return {"type": "object", "properties": props, "required": list(props)}
+
+
+def extract_answer_object(text: str) -> dict:
+    """The answer object: the whole reply, a fenced block, or the first balanced {…} inside prose."""
+    body = (text or "").strip()
+    if not body:
+        raise NoAnswerObject("the reply is empty")
+    candidates = [body]
+    if "```" in body:
+        parts = body.split("```")
+        candidates += [p.split("\n", 1)[1] if "\n" in p and not p.lstrip().startswith("{") else p
+                       for p in parts[1::2]]
+    for candidate in candidates:
+        try:
+            value = json.loads(candidate)
+            if isinstance(value, dict):
+                return value
+        except json.JSONDecodeError:
+            pass
+    # The first balanced object: braces counted outside strings, escapes respected.
+    for start in (i for i, ch in enumerate(body) if ch == "{"):
+        depth, in_string, escaped = 0, False, False
+        for end in range(start, len(body)):
+            ch = body[end]
+            if in_string:  # inside a string, braces are text; a backslash escapes the next character
+                if escaped:
+                    escaped = False
+                elif ch == "\\":
+                    escaped = True
+                elif ch == '"':
+                    in_string = False
+                continue
+            if ch == '"':
+                in_string = True
+            elif ch == "{":
+                depth += 1
+            elif ch == "}":
+                depth -= 1
+                if depth == 0:
+                    try:
+                        value = json.loads(body[start:end + 1])
+                        if isinstance(value, dict):
+                            return value
+                    except json.JSONDecodeError:
+                        pass
+                    break
+    raise NoAnswerObject("no JSON object found in the reply")
+
+
+def _number(value):
+    # True is 1 in Python: a boolean is not a probability.
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _probs(qid, raw, keys, issues, notes):
+    if not isinstance(raw, dict):
+        issues.append(f"{qid}: probs must be an object with a probability for each of {keys}")
+        return None
+    missing, extra = [k for k in keys if k not in raw], [k for k in raw if k not in keys]
+    if missing or extra:
+        issues.append(f"{qid}: probs must cover exactly {keys}" + (f", missing {missing}" if missing else "")
+                      + (f", unknown {extra}" if extra else ""))
+        return None
+    if not all(_number(raw[k]) and 0 <= raw[k] <= 1 for k in keys):
+        issues.append(f"{qid}: every probability must be a number in [0, 1]")
+        return None
+    total = sum(raw[k] for k in keys)
+    if abs(total - 1) > DRIFT:
+        issues.append(f"{qid}: probabilities sum to {total:.3f}, not 1")
+        return None
+    if abs(total - 1) > 1e-9:
+        notes.append(f"{qid}: probabilities summed to {total:.3f}; renormalised")
+    return {k: raw[k] / total for k in keys}
+
+
+def _confidence(qid, raw, issues):
+    if "confidence" not in raw:
+        return None
+    if not (_number(raw["confidence"]) and 0 <= raw["confidence"] <= 1):
+        issues.append(f"{qid}: confidence must be a number in [0, 1], got {raw['confidence']!r}")
+    return raw["confidence"]
+
+
+def conform(raw, questions: dict) -> tuple[dict, list[str]]:
+    """Validate a reply object against the questions: ``(answers, issues)``; answers only if issues is empty."""
+    questions = check_questions(questions)
+    if not isinstance(raw, dict):
+        return {}, [f"the reply must be a JSON object keyed by question id, not a {type(raw).__name__}"]
+    issues, notes, answers = [], [], {}
+    for qid in raw:
+        if qid not in questions:
+            issues.append(f"{qid}: not a question that was asked")
+    for qid, q in questions.items():
+        if qid not in raw:
+            issues.append(f"{qid}: missing")
+            continue
+        value = raw[qid]
+        if q["type"] == "noul":
+            if isinstance(value, dict) and "p" in value:
+                value = value["p"]  # a common, harmless wrapping
+            if not (_number(value) and 0 <= value <= 1):
+                issues.append(f"{qid}: a noul answer is a number in [0, 1], got {value!r}")
+            else:
+                answers[qid] = {"type": "noul", "p": float(value)}
+            continue
+        if not isinstance(value, dict):
+            issues.append(f"{qid}: a {q['type']} answer is an object, got {value!r}")
+            continue
+        if q["type"] == "choice":
+            keys = q["options"]
+            if value.get("choice") not in keys:
+                issues.append(f"{qid}: choice {value.get('choice')!r} is not one of {keys}")
+            probs = _probs(qid, value.get("probs"), keys, issues, notes)
+            confidence = _confidence(qid, value, issues)
+            if probs is not None and value.get("choice") in keys:
+                answers[qid] = {"type": "choice", "choice": value["choice"], "probs": probs, "confidence": confidence}
+        else:
+            top = len(q["levels"]) - 1
+            score = value.get("score")
+            if not (_number(score) and 0 <= score <= top):
+                issues.append(f"{qid}: score must be a number in [0, {top}], got {score!r}")
+            keys = [str(i) for i in range(top + 1)]
+            probs = _probs(qid, value.get("probs"), keys, issues, notes)
+            confidence = _confidence(qid, value, issues)
+            if probs is not None and _number(score) and 0 <= score <= top:
+                answers[qid] = {"type": "score", "score": float(score), "probs": probs, "confidence": confidence,
+                                "expected": sum(int(k) * p for k, p in probs.items())}
+    if issues:
+        return {}, issues
+    if notes:
+        answers["_notes"] = notes
+    return answers, []
+
+
+def _ask_chat(state, questions, client, max_tokens):
+    messages = decision_messages(state, questions)
+    schema = answer_schema(questions)
+    calls, tokens_in, tokens_out, repaired, notes = 0, 0, 0, False, []
+    start = time.perf_counter()
+    for round_trip in range(2):  # the first answer, then at most one repair
+        try:
+            result = client.chat(messages, json_schema=schema, max_tokens=max_tokens)
+        except TruncatedCompletion:
+            raise DecisionBudgetExhausted(f"the model spent its whole budget of {max_tokens} tokens without "
+                                          "writing the answer object: raise max_tokens or ask fewer questions") from None
+        calls += 1
+        tokens_in += result.input_tokens
+        tokens_out += result.output_tokens
+        notes += result.notes
+        try:
+            raw = extract_answer_object(result.text)
+            answers, issues = conform(raw, questions)
+        except NoAnswerObject as err:
+            if result.finish_reason == "length":
+                raise DecisionBudgetExhausted(
+                    f"the model spent its whole budget of {max_tokens} tokens ({result.output_tokens} used) "
+                    "without finishing the answer object: raise max_tokens or ask fewer questions") from None
+            answers, issues = {}, [str(err)]
+        if not issues:
+            notes += answers.pop("_notes", [])
+            return {"answers": answers, "backend": "chat", "model": result.model, "input_tokens": tokens_in,
+                    "output_tokens": tokens_out, "latency": time.perf_counter() - start, "repaired": repaired,
+                    "calls": calls, "notes": notes}
+        if round_trip == 1:
+            raise DecisionInvalid(issues)
+        # One repair round trip: the rejected text and what is wrong with it go back to the model.
+        repaired = True
+        messages = messages + [{"role": "assistant", "content": result.text},
+                               {"role": "user", "content": "Ta réponse ne respecte pas le contrat :\n- "
+                                + "\n- ".join(issues) + "\nRéponds de nouveau avec un seul objet JSON corrigé."}]
+
+
+# ---------------------------------------------------------------- the logprob backend
+
+def _candidates(q) -> dict[str, list[str]]:
+    """Each answer and the words that may begin it (the first token must be a prefix of one of them)."""
+    if q["type"] == "noul":
+        return {"true": ["Oui", "oui", "Yes", "yes"], "false": ["Non", "non", "No", "no"]}
+    if q["type"] == "choice":
+        return {key: [chr(ord("A") + i)] for i, key in enumerate(q["options"])}
+    return {str(i): [str(i)] for i in range(len(q["levels"]))}
+
+
+def logprob_prompt(state, qid, q) -> list[dict]:
+    """One question, answered by one token: « Oui »/« Non », an option letter, or a level digit."""
+    if q["type"] == "noul":
+        how, extra = "Réponds uniquement par Oui ou par Non.", ""
+        for side in ("true", "false"):
+            if q["criteria"].get(side):
+                extra += f"\n{'Oui' if side == 'true' else 'Non'} signifie : {q['criteria'][side]}"
+    elif q["type"] == "choice":
+        how = "Réponds uniquement par la lettre de l'option."
+        extra = "".join(f"\n{chr(ord('A') + i)}. {key}" + (f" : {q['criteria'][key]}" if q["criteria"][key] else "")
+                        for i, key in enumerate(q["options"]))
+    else:
+        how = f"Réponds uniquement par un chiffre de 0 à {len(q['levels']) - 1}."
+        extra = "".join(f"\n{i} : {level}" for i, level in enumerate(q["levels"]))
+    return [{"role": "user", "content": f"{q['instructions']}{extra}\n\n{render_state(state)}\n\n{how}"}]
+
+
+def distribution(top: dict[str, float], candidates: dict[str, list[str]]) -> tuple[dict, float]:
+    """Map first-token log-probabilities to answers by prefix; renormalise; return (probs, coverage)."""
+    mass = dict.fromkeys(candidates, 0.0)
+    for token, logprob in top.items():
+        word = token.strip()
+        if not word:
+            continue
+        owners = {answer for answer, forms in candidates.items() if any(f.startswith(word) for f in forms)}
+        # A token that begins answers of two kinds says nothing about which: it is not counted.
+        if len(owners) == 1:
+            mass[owners.pop()] += math.exp(logprob)
+    coverage = sum(mass.values())
+    if coverage == 0:
+        return {}, 0.0
+    return {a: m / coverage for a, m in mass.items()}, coverage
+
+
+def _ask_logprobs(state, questions, client, min_coverage, top_logprobs):
+    answers, calls, tokens_in, tokens_out, notes = {}, 0, 0, 0, []
+    model = None
+    start = time.perf_counter()
+    for qid, q in questions.items():
+        result = client.chat(logprob_prompt(state, qid, q), max_tokens=1, logprobs=top_logprobs)
+        calls += 1
+        tokens_in += result.input_tokens
+        tokens_out += result.output_tokens
+        model = result.model
+        if not result.logprobs:
+            raise DecisionError("the endpoint returned no logprobs: use backend='chat' with this model")
+        probs, coverage = distribution(result.logprobs[0]["top"], _candidates(q))
+        answer = {"type": q["type"], "coverage": coverage, "trusted": coverage >= min_coverage}
+        if not answer["trusted"]:
+            answer["note"] = (f"only {coverage:.0%} of the first token's probability fell on the candidates "
+                              f"(threshold {min_coverage:.0%}): no number reported")
+            notes.append(f"{qid}: {answer['note']}")
+        elif q["type"] == "noul":
+            answer["p"] = probs["true"]
+        elif q["type"] == "choice":
+            answer["probs"] = probs
+            answer["choice"] = max(q["options"], key=lambda k: (probs[k], -q["options"].index(k)))
+        else:
+            answer["probs"] = probs
+            answer["expected"] = sum(int(k) * p for k, p in probs.items())
+            answer["score"] = answer["expected"]
+        answers[qid] = answer
+    return {"answers": answers, "backend": "logprobs", "model": model, "input_tokens": tokens_in,
+            "output_tokens": tokens_out, "latency": time.perf_counter() - start, "repaired": False,
+            "calls": calls, "notes": notes}
+
+
+def ask(state, questions: dict, client=None, *, backend: str = "chat", max_tokens: int = 400,
+        max_state_chars: int = MAX_STATE_CHARS, min_coverage: float = 0.5, top_logprobs: int = 10) -> dict:
+    """Ask typed questions about ``state``. Returns ``answers`` plus backend, model, tokens, latency, repaired."""
+    questions = check_questions(questions)
+    if backend not in ("chat", "logprobs"):
+        raise ValueError(f"backend must be 'chat' or 'logprobs', not {backend!r}")
+    rendered = render_state(state)
+    if len(rendered) > max_state_chars:
+        raise ValueError(f"the state has {len(rendered)} characters; the budget is {max_state_chars}: "
+                         "send a shorter passage or raise max_state_chars")
+    client = client or default_client()
+    if backend == "chat":
+        return _ask_chat(state, questions, client, max_tokens)
+    return _ask_logprobs(state, questions, client, min_coverage, top_logprobs)
+
+
+# ---------------------------------------------------------------- reranking
+
+RELEVANCE = {"type": "score", "instructions": "Dans quelle mesure le passage répond-il à la question ?",
+             "criteria": ["hors sujet", "même thème, ne répond pas", "répond en partie", "répond exactement"]}
+
+
+def rerank(question: str, pages: list[dict], judge: dict | None = None, client=None, *, backend: str = "logprobs",
+           max_chars: int = 600) -> list[dict]:
+    """Ask one question per page (``judge``: a score or noul question) and reorder; ties keep the original order.
+
+    Each result: ``id``, ``title``, ``score`` (the judged value: expected score or P(yes))
+    and ``terms`` (the judged value and the page's original rank: the explanation).
+    """
+    judge = judge or RELEVANCE
+    if judge.get("type") not in ("score", "noul"):
+        raise ValueError("rerank needs a 'score' or 'noul' question")
+    out = []
+    for rank, page in enumerate(pages, start=1):
+        text = page.get("text") or (page.get("title", "") + "\n\n" + (page.get("body") or ""))
+        state = {"question": question, "passage": text[:max_chars]}
+        answer = ask(state, {"judge": judge}, client, backend=backend)["answers"]["judge"]
+        value = answer.get("expected", answer.get("score", answer.get("p")))
+        value = float("-inf") if value is None else float(value)  # an untrusted judgement ranks last
+        out.append({"id": str(page["id"]), "title": page.get("title", ""), "score": value,
+                    "terms": {"judge": value, "original rank": rank}})
+    out.sort(key=lambda r: (-r["score"], r["terms"]["original rank"]))
+    return out
