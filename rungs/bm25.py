@@ -33,6 +33,7 @@ import math
 from collections import Counter
 from dataclasses import dataclass, field
 
+from .handbook import duplicates
 from .text import tokenise
 
 #: SQLite FTS5's bm25(): flip these switches and N1 gives FTS5's scores to the last digit.
@@ -71,9 +72,8 @@ def build_index(documents: list[dict], *, fields: tuple[str, ...] = ("title", "b
     ``rungs.text.tokenise``; queries are cut with the same options.
     """
     ids = [str(d["id"]) for d in documents]
-    counts = Counter(ids)
-    if len(counts) != len(ids):
-        dup = sorted(i for i, c in counts.items() if c > 1)
+    dup = duplicates(ids)
+    if dup:
         raise ValueError(f"duplicate document ids {dup}: each document needs its own id")
     tokenizer = {"stopwords": stopwords, "stem": stem}
     postings: dict[str, dict[str, dict[str, int]]] = {}
@@ -210,8 +210,11 @@ def search(index: Index, query: str, *, limit: int = 5, k1: float = 1.2, b: floa
     return results[:limit]
 
 
-def field_weights(index: Index, weights: dict[str, float] | None) -> dict[str, float]:
-    """Every field's weight: the ones given, 1.0 for a field not named (``None``: title 3, body 1)."""
+def field_weights(index, weights: dict[str, float] | None) -> dict[str, float]:
+    """Every field's weight: the ones given, 1.0 for a field not named (``None``: title 3, body 1).
+
+    ``index`` is anything with ``fields``: this index, or ``rungs.fastbm25``'s.
+    """
     if weights is None:
         weights = {f: w for f, w in DEFAULT_WEIGHTS.items() if f in index.fields}
     return {f: float(weights.get(f, 1.0)) for f in index.fields}

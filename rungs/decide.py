@@ -37,6 +37,7 @@ import json
 import math
 import time
 
+from .handbook import duplicates, passage_text
 from .llm import TruncatedCompletion, default_client
 
 TYPES = ("noul", "choice", "score")
@@ -87,8 +88,8 @@ def check_questions(questions: dict) -> dict:
                 keys, rubric = list(criteria), dict(criteria)
             elif isinstance(criteria, (list, tuple)):
                 keys, rubric = [str(k) for k in criteria], {str(k): None for k in criteria}
-                if len(set(keys)) != len(keys):
-                    raise ValueError(f"question {qid!r}: duplicate option keys {sorted({k for k in keys if keys.count(k) > 1})}")
+                if duplicates(keys):
+                    raise ValueError(f"question {qid!r}: duplicate option keys {duplicates(keys)}")
             else:
                 raise ValueError(f"question {qid!r}: choice criteria are option key → rubric (or a list of keys)")
             if len(keys) < 2:
@@ -225,6 +226,11 @@ def _probs(qid, raw, keys, issues, notes):
     return {k: raw[k] / total for k in keys}
 
 
+def _expected(probs: dict[str, float]) -> float:
+    """The mean level of a distribution over levels "0", "1", …"""
+    return sum(int(level) * p for level, p in probs.items())
+
+
 def _confidence(qid, raw, issues):
     if "confidence" not in raw:
         return None
@@ -276,7 +282,7 @@ def conform(raw, questions: dict) -> tuple[dict, list[str]]:
             confidence = _confidence(qid, value, issues)
             if probs is not None and _number(score) and 0 <= score <= top:
                 answers[qid] = {"type": "score", "score": float(score), "probs": probs, "confidence": confidence,
-                                "expected": sum(int(k) * p for k, p in probs.items())}
+                                "expected": _expected(probs)}
     if issues:
         return {}, issues
     if notes:
@@ -392,7 +398,7 @@ def _ask_logprobs(state, questions, client, min_coverage, top_logprobs):
             answer["choice"] = max(q["options"], key=lambda k: (probs[k], -q["options"].index(k)))
         else:
             answer["probs"] = probs
-            answer["expected"] = sum(int(k) * p for k, p in probs.items())
+            answer["expected"] = _expected(probs)
             answer["score"] = answer["expected"]
         answers[qid] = answer
     return {"answers": answers, "backend": "logprobs", "model": model, "input_tokens": tokens_in,
@@ -434,8 +440,7 @@ def rerank(question: str, pages: list[dict], judge: dict | None = None, client=N
         raise ValueError("rerank needs a 'score' or 'noul' question")
     out = []
     for rank, page in enumerate(pages, start=1):
-        text = page.get("text") or (page.get("title", "") + "\n\n" + (page.get("body") or ""))
-        state = {"question": question, "passage": text[:max_chars]}
+        state = {"question": question, "passage": passage_text(page)[:max_chars]}
         answer = ask(state, {"judge": judge}, client, backend=backend)["answers"]["judge"]
         value = answer.get("expected", answer.get("score", answer.get("p")))
         value = float("-inf") if value is None else float(value)  # an untrusted judgement ranks last

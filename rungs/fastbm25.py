@@ -29,6 +29,7 @@ import numpy as np
 from scipy import sparse
 
 from . import bm25
+from .handbook import duplicates
 from .text import tokenise
 
 
@@ -50,6 +51,8 @@ class FastBM25:
         self.id_rank = np.empty(len(self.ids), dtype=np.int64)
         self.id_rank[np.argsort(np.array(self.ids, dtype=object), kind="stable")] = np.arange(len(self.ids))
         self._cache: OrderedDict = OrderedDict()
+        self._idf: dict[str, np.ndarray] = {}   # per formula: the knobs k1, b, weights never change it
+        self._lucene_lengths: np.ndarray | None = None
 
     @property
     def n_docs(self) -> int:
@@ -69,16 +72,13 @@ class FastBM25:
                         rows.append(row[doc_id]); cols.append(vocabulary[word]); vals.append(per_field[f])
             counts[f] = sparse.csc_matrix((np.array(vals, dtype=np.float64), (rows, cols)),
                                           shape=(len(index.ids), len(vocabulary)))
-            # An empty field still has its length: keep the readable index's numbers.
-        fast = cls(index.ids, index.fields, counts, vocabulary, index.titles, index.tokenizer)
-        fast.lengths = {f: np.array([index.lengths[d][f] for d in index.ids], dtype=np.float64) for f in index.fields}
-        return fast
+        return cls(index.ids, index.fields, counts, vocabulary, index.titles, index.tokenizer)
 
     @classmethod
     def from_documents(cls, documents, *, fields=("title", "body"), stopwords=None, stem=None) -> "FastBM25":
         """Build straight from documents, without the readable index (for large collections)."""
         ids = [str(d["id"]) for d in documents]
-        if len(set(ids)) != len(ids):
+        if duplicates(ids):
             raise ValueError("duplicate document ids: each document needs its own id")
         tokenizer = {"stopwords": stopwords, "stem": stem}
         vocabulary: dict[str, int] = {}
@@ -100,7 +100,7 @@ class FastBM25:
     def contributions(self, *, k1=1.2, b=0.75, weights=None, idf="lucene", lengths="weighted",
                       saturation="k1+1") -> sparse.csc_matrix:
         """Every (page, word) contribution for one setting; cached, so a sweep computes it once."""
-        weight = _weights(self.fields, weights)
+        weight = bm25.field_weights(self, weights)
         key = (k1, b, tuple(sorted(weight.items())), idf, lengths, saturation)
         if key in self._cache:
             self._cache.move_to_end(key)
@@ -109,14 +109,9 @@ class FastBM25:
         dl = sum((weight[name] if lengths == "weighted" else 1.0) * self.lengths[name] for name in self.fields)
         avg = dl.sum() / self.n_docs
         if lengths == "lossy":  # Lucene: each length stored in one byte, the average kept exact
-            dl = np.array([bm25.lucene_length(n) for n in dl], dtype=np.float64)
+            dl = self.lucene_lengths(dl)
         avg = avg if avg > 0 else 1.0
-        n = self.df
-        if idf == "lucene":
-            idf_t = np.log(1 + (self.n_docs - n + 0.5) / (n + 0.5))
-        else:
-            idf_t = np.log((self.n_docs - n + 0.5) / (n + 0.5))
-            idf_t = np.where(idf_t > 0.0, idf_t, 1e-6)
+        idf_t = self.idf(idf)
         rows = f.indices
         cols = np.repeat(np.arange(f.shape[1]), np.diff(f.indptr))
         tf = f.data
@@ -127,6 +122,20 @@ class FastBM25:
         if len(self._cache) > 4:
             self._cache.popitem(last=False)
         return matrix
+
+    def idf(self, kind: str) -> np.ndarray:
+        """``rungs.bm25.idf`` for every word, computed once per formula (once per distinct count, in fact)."""
+        if kind not in self._idf:
+            counts, where = np.unique(self.df, return_inverse=True)
+            values = np.array([bm25.idf(self.n_docs, int(n), kind) for n in counts], dtype=np.float64)
+            self._idf[kind] = values[where]
+        return self._idf[kind]
+
+    def lucene_lengths(self, exact: np.ndarray) -> np.ndarray:
+        """Every page's length as Lucene stores it (computed once: it does not depend on the knobs)."""
+        if self._lucene_lengths is None:
+            self._lucene_lengths = np.array([bm25.lucene_length(n) for n in exact], dtype=np.float64)
+        return self._lucene_lengths
 
     # ------------------------------------------------------------------ queries
     def _columns(self, query, repeats):
@@ -156,7 +165,7 @@ class FastBM25:
         matrix = self.contributions(k1=k1, b=b, weights=weights, idf=idf, lengths=lengths, saturation=saturation)
         sub = matrix[:, cols]
         scores = sub @ mult
-        if match == "any" and all(w > 0 for w in _weights(self.fields, weights).values()):
+        if match == "any" and all(w > 0 for w in bm25.field_weights(self, weights).values()):
             # Every contribution of a held word is then positive: the pages holding one are those scoring > 0.
             candidates = np.flatnonzero(scores > 0)
         else:
@@ -187,8 +196,3 @@ class FastBM25:
         knobs.setdefault("explain", False)
         return [self.search(q, **knobs) for q in queries]
 
-
-def _weights(fields, weights):
-    if weights is None:
-        weights = {f: w for f, w in bm25.DEFAULT_WEIGHTS.items() if f in fields}
-    return {f: float(weights.get(f, 1.0)) for f in fields}

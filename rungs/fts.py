@@ -18,12 +18,11 @@ rule (``match="all"`` is FTS5's implicit AND, ``"any"`` joins words with OR).
 
 from __future__ import annotations
 
-import re
 import sqlite3
 import unicodedata
 
-# The words of a query, cut where FTS5's unicode61 tokenizer cuts them.
-_WORD = re.compile(r"[^\W_]+")
+from .handbook import duplicates
+from .text import WORD
 
 
 class FtsSyntaxError(ValueError):
@@ -32,9 +31,8 @@ class FtsSyntaxError(ValueError):
 
 def build(pages: list[dict], path: str = ":memory:") -> sqlite3.Connection:
     """An FTS5 table ``pages(id, title, body)`` filled with ``pages``; returns the connection."""
-    ids = [p["id"] for p in pages]
-    if len(set(ids)) != len(ids):
-        dup = sorted({i for i in ids if ids.count(i) > 1})
+    dup = duplicates(p["id"] for p in pages)
+    if dup:
         raise ValueError(f"duplicate page ids {dup}: each page needs its own id")
     db = sqlite3.connect(path)
     db.execute("DROP TABLE IF EXISTS pages")
@@ -53,8 +51,8 @@ def _nfc(text):
 
 
 def words(query: str) -> list[str]:
-    """The query's words, as typed (lower case); punctuation and operators are not words."""
-    return _WORD.findall(_nfc(query).lower())
+    """The query's words, as typed (lower case, accents kept: FTS5 folds them); punctuation is not a word."""
+    return WORD.findall(_nfc(query).lower())
 
 
 def match_expression(query: str, match: str = "all") -> str:

@@ -21,6 +21,7 @@ Cost: reading 70 small files, a few milliseconds.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 
 HANDBOOK = Path(__file__).resolve().parent.parent / "handbook"
@@ -99,4 +100,14 @@ def load_questions(path: str | Path | None = None) -> list[dict]:
 
 def page_text(page: dict) -> str:
     """Title and body as one text, the way the vector leg and the model read a page."""
-    return page["title"] + ("\n\n" + page["body"] if page["body"] else "")
+    return page["title"] + ("\n\n" + page["body"] if page.get("body") else "")
+
+
+def passage_text(doc: dict) -> str:
+    """What a passage says: its ``text`` if it has one, else its page's title and body."""
+    return doc["text"] if "text" in doc else page_text(doc)
+
+
+def duplicates(ids) -> list:
+    """The ids that occur more than once, sorted (each rung says in its own words why that is refused)."""
+    return sorted(i for i, n in Counter(ids).items() if n > 1)

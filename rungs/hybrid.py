@@ -23,11 +23,8 @@ encoding.
 
 from __future__ import annotations
 
+from .evaluate import ranking_ids
 from .vectors import Encoder, VectorCache, vector_ranking
-
-
-def _ids(ranking) -> list[str]:
-    return [str(r["id"]) if isinstance(r, dict) else str(r) for r in ranking]
 
 
 def rrf(rankings: dict, *, k: float = 60, weights: dict | None = None, window: int | None = None) -> list[dict]:
@@ -45,7 +42,7 @@ def rrf(rankings: dict, *, k: float = 60, weights: dict | None = None, window: i
     unknown = set(weights) - set(rankings)
     if unknown:
         raise ValueError(f"weights name rankings that are not given: {sorted(unknown)}")
-    lists = {name: _ids(r)[:window] if window else _ids(r) for name, r in rankings.items()}
+    lists = {name: ranking_ids(r)[:window] if window else ranking_ids(r) for name, r in rankings.items()}
     for name, ids in lists.items():
         if len(set(ids)) != len(ids):
             raise ValueError(f"ranking {name!r} lists the same id twice")

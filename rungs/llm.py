@@ -333,9 +333,13 @@ class Client:
             if chunk.choices and chunk.choices[0].delta and chunk.choices[0].delta.content:
                 produced += 1
                 yield chunk.choices[0].delta.content
-        # Streamed responses carry no usage here: input estimated at 4 characters a token, output counted.
-        chars = sum(len(str(m.get("content", ""))) for m in messages)
-        self.last_usage = (chars // 4, produced)
+        # Streamed responses carry no usage here: the input is estimated, the output counted.
+        self.last_usage = (estimate_tokens(messages), produced)
+
+
+def estimate_tokens(messages: list[dict]) -> int:
+    """About 4 characters a token: for when an endpoint (or a script) reports no usage."""
+    return sum(len(str(m.get("content", ""))) for m in messages) // 4
 
 
 def _refuse_empty(text: str, finish: str, max_tokens: int) -> None:
@@ -418,8 +422,7 @@ class ScriptedClient:
             reply = {"text": reply}
         text, finish = reply.get("text", ""), reply.get("finish_reason", "stop")
         _refuse_empty(text, finish, max_tokens)
-        prompt_chars = sum(len(str(m.get("content", ""))) for m in messages)
-        return ChatResult(text=text, model=self.model, input_tokens=prompt_chars // 4,
+        return ChatResult(text=text, model=self.model, input_tokens=estimate_tokens(messages),
                           output_tokens=len(text) // 4, finish_reason=finish, latency=0.0,
                           logprobs=reply.get("logprobs"))
 
@@ -435,8 +438,7 @@ class ScriptedClient:
             yield piece
         if reply.get("then"):
             raise reply["then"]
-        chars = sum(len(str(m.get("content", ""))) for m in messages)
-        self.last_usage = (chars // 4, len("".join(reply.get("chunks", []))) // 4)
+        self.last_usage = (estimate_tokens(messages), len("".join(reply.get("chunks", []))) // 4)
 
 
 if __name__ == "__main__":

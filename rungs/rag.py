@@ -34,6 +34,7 @@ import json
 import re
 import time
 
+from .handbook import duplicates
 from .llm import EmptyCompletion, TruncatedCompletion, default_client
 
 MAX_PASSAGES = 4
@@ -74,9 +75,9 @@ def prepare_passages(passages: list[dict], max_passages: int = MAX_PASSAGES, max
         raise ValueError(f"max_passages must be between 1 and {MAX_PASSAGES}, not {max_passages}")
     if not 1 <= max_chars <= MAX_CHARS:
         raise ValueError(f"max_chars must be between 1 and {MAX_CHARS}, not {max_chars}")
-    ids = [str(p["id"]) for p in passages]
-    if len(set(ids)) != len(ids):
-        raise ValueError(f"two passages share an id ({sorted({i for i in ids if ids.count(i) > 1})}): "
+    dup = duplicates(str(p["id"]) for p in passages)
+    if dup:
+        raise ValueError(f"two passages share an id ({dup}): "
                          "a citation must point at exactly one")
     # Python strings are sequences of code points: slicing never splits an « é ».
     return [{"id": str(p["id"]), "text": str(p["text"])[:max_chars]} for p in passages[:max_passages]]

@@ -21,7 +21,7 @@ from typing import Callable, Iterable
 
 # A word is a run of letters or digits; everything else, the apostrophe of
 # « l’entreprise » included, separates words (FTS5's unicode61 does the same).
-_WORD = re.compile(r"[^\W_]+")
+WORD = re.compile(r"[^\W_]+")
 
 # NFKD does not take ligatures apart: they are letters of their own in Unicode.
 _LIGATURES = str.maketrans({"œ": "oe", "æ": "ae", "ß": "ss"})
@@ -98,7 +98,7 @@ def tokenise(text: str | None, *, stopwords=None, stem=None) -> list[str]:
     stops = _stopset(stopwords)
     stemmer = _stemmer(stem)
     words = []
-    for raw in _WORD.findall(text.lower()):
+    for raw in WORD.findall(text.lower()):
         folded = fold(raw)
         if folded in stops:
             continue

