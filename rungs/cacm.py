@@ -21,12 +21,14 @@ import tarfile
 from functools import lru_cache
 from pathlib import Path
 
+from .errors import RungsError
+
 #: Lucene's English stop words (EnglishAnalyzer.ENGLISH_STOP_WORDS_SET), the 33 Anserini uses.
 LUCENE_STOPWORDS = frozenset("""a an and are as at be but by for if in into is it no not of on or such that the
 their then there these they this to was will with""".split())
 
 
-class CacmNotFound(FileNotFoundError):
+class CacmNotFound(RungsError, FileNotFoundError):
     """The CACM files are not on this machine; the message says where they were looked for."""
 
 

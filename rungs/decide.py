@@ -37,15 +37,17 @@ import json
 import math
 import time
 
+from .errors import BadArgument, RungsError, check_choice, check_int
 from .handbook import duplicates, passage_text
 from .llm import TruncatedCompletion, default_client
+from .retrieval import Hit, Retriever, ordered
 
 TYPES = ("noul", "choice", "score")
 DRIFT = 0.05
 MAX_STATE_CHARS = 6000
 
 
-class DecisionError(RuntimeError):
+class DecisionError(RungsError, RuntimeError):
     """A decision could not be obtained; the subclass says why."""
 
 
@@ -61,7 +63,7 @@ class DecisionBudgetExhausted(DecisionError):
     """The model spent its whole token budget without writing the answer object."""
 
 
-class NoAnswerObject(ValueError):
+class NoAnswerObject(RungsError, ValueError):
     """No JSON object could be read from the reply."""
 
 
@@ -428,23 +430,59 @@ RELEVANCE = {"type": "score", "instructions": "Dans quelle mesure le passage ré
              "criteria": ["hors sujet", "même thème, ne répond pas", "répond en partie", "répond exactement"]}
 
 
-def rerank(question: str, pages: list[dict], judge: dict | None = None, client=None, *, backend: str = "logprobs",
-           max_chars: int = 600) -> list[dict]:
-    """Ask one question per page (``judge``: a score or noul question) and reorder; ties keep the original order.
+def rerank(question: str, pages: list, judge: dict | None = None, client=None, *, backend: str = "logprobs",
+           max_chars: int = 600) -> list[Hit]:
+    """Ask one question per page (``judge``: a score or noul question) and reorder by the judged value.
 
-    Each result: ``id``, ``title``, ``score`` (the judged value: expected score or P(yes))
-    and ``terms`` (the judged value and the page's original rank: the explanation).
+    ``pages`` are documents (dicts with ``id`` and text) in their first-stage
+    order. Each hit: ``score`` = the judged value (expected score or P(yes)),
+    ``parts`` = ``{"judge": value}``, ``extra["first_rank"]`` = where the page
+    stood before. Ties are broken by id, as everywhere. A judgement the model
+    would not give with enough certainty (logprobs below ``min_coverage``)
+    scores −1: below every real judgement, and said in ``why``.
     """
     judge = judge or RELEVANCE
-    if judge.get("type") not in ("score", "noul"):
-        raise ValueError("rerank needs a 'score' or 'noul' question")
-    out = []
+    if not isinstance(judge, dict) or judge.get("type") not in ("score", "noul"):
+        raise BadArgument("judge must be a 'score' or 'noul' question (see decide.RELEVANCE)")
+    hits = []
     for rank, page in enumerate(pages, start=1):
         state = {"question": question, "passage": passage_text(page)[:max_chars]}
         answer = ask(state, {"judge": judge}, client, backend=backend)["answers"]["judge"]
         value = answer.get("expected", answer.get("score", answer.get("p")))
-        value = float("-inf") if value is None else float(value)  # an untrusted judgement ranks last
-        out.append({"id": str(page["id"]), "title": page.get("title", ""), "score": value,
-                    "terms": {"judge": value, "original rank": rank}})
-    out.sort(key=lambda r: (-r["score"], r["terms"]["original rank"]))
-    return out
+        extra = {"first_rank": rank}
+        if value is None:
+            hits.append(Hit(id=str(page["id"]), title=str(page.get("title") or ""), score=-1.0,
+                            why="the judge was not sure enough to give a value; ranked last", extra=extra))
+        else:
+            hits.append(Hit(id=str(page["id"]), title=str(page.get("title") or ""), score=float(value),
+                            parts={"judge": float(value)}, extra=extra))
+    return ordered(hits)
+
+
+class Reranker(Retriever):
+    """A first-stage retriever, then a model's judgement of each of its top ``depth`` pages, in that order.
+
+    ``documents`` gives the text the judge reads (id → document, or the list).
+    Knobs: ``depth`` (how many first-stage hits are judged: one model call each),
+    ``backend`` (``"logprobs"`` or ``"chat"``). The judge is a build-time choice.
+    """
+
+    name = "reranker"
+    defaults = {"depth": 10, "backend": "logprobs"}
+
+    def __init__(self, first_stage: Retriever, documents, *, judge: dict | None = None, client=None, **knobs):
+        super().__init__()
+        if not isinstance(first_stage, Retriever):
+            raise BadArgument("first_stage must be a retriever (anything with search(query, *, limit))")
+        self.first_stage, self.judge, self.client = first_stage, judge or RELEVANCE, client
+        self.documents = documents if isinstance(documents, dict) else {str(d["id"]): d for d in documents}
+        self.knobs = self._settings(knobs)
+
+    def check_knobs(self, knobs: dict) -> dict:
+        return {"depth": check_int(knobs["depth"], "depth", low=1, high=100),
+                "backend": check_choice(knobs["backend"], "backend", ("logprobs", "chat"))}
+
+    def _search(self, query, limit, knobs):
+        first = self.first_stage.search(query, limit=knobs["depth"])
+        pages = [self.documents[h.id] for h in first]
+        return rerank(query, pages, self.judge, self.client, backend=knobs["backend"])[:limit]

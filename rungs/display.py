@@ -1,8 +1,8 @@
 """The one way a ranking is shown: fixed-width text a checked cell can compare, and a bump chart.
 
-Every rung returns rankings as lists of dicts with at least ``id`` and
-``score`` (and usually ``title``); this module is where they become something
-a reader looks at. Scores are printed to 3 decimals so that a checked cell
+Every rung returns rankings as lists of ``rungs.retrieval.Hit`` (``id``,
+``score``, ``title``, and ``parts`` that explain the score); this module is
+where they become something a reader looks at. Scores are printed to 3 decimals so that a checked cell
 compares stable text, not the last bits of a float.
 """
 
@@ -39,12 +39,18 @@ def show(ranking: Sequence[dict], **options) -> None:
     print(ranking_table(ranking, **options))
 
 
-def terms_table(result: dict) -> str:
-    """What each query word contributed to one result; the contributions add up to its score."""
-    lines = [f"{result['id']}  score {result['score']:.3f} ="]
-    for word, part in result["terms"].items():
-        lines.append(f"    {part:>8.3f}  {word}")
-    return "\n".join(lines)
+def parts_table(hit) -> str:
+    """What each part (a query word, a leg, a passage) contributed to one hit; the parts add up to its score.
+
+    A hit without parts says why it has none, instead of pretending.
+    """
+    parts = hit["parts"]
+    if parts is None:
+        return Table(f"{hit['id']}  score {hit['score']:.3f}  (no parts: {hit['why']})")
+    lines = [f"{hit['id']}  score {hit['score']:.3f} ="]
+    for name, part in parts.items():
+        lines.append(f"    {part:>8.3f}  {name}")
+    return Table("\n".join(lines))
 
 
 def _move(rank_before: int | None, rank_after: int) -> str:

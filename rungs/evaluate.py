@@ -12,16 +12,32 @@ from __future__ import annotations
 
 import math
 
+from .errors import BadArgument, check_int
+from .handbook import duplicates
+
 
 def ranking_ids(ranking) -> list[str]:
-    """The ids of a ranking, best first, as text: a ranking is a list of results or of ids."""
-    return [str(r["id"]) if isinstance(r, dict) else str(r) for r in ranking]
+    """The ids of a ranking, best first, as text: a ranking is a list of hits (or dicts with an id) or of ids."""
+    if isinstance(ranking, (str, bytes)):
+        raise BadArgument("a ranking is a list of ids or hits, not a string")
+    return [str(r) if isinstance(r, (str, int)) else str(r["id"]) for r in ranking]
+
+
+def _ids(ranking, k=None) -> list[str]:
+    """The first k ids of a ranking; a ranking that lists a page twice is refused (it would be counted twice)."""
+    if k is not None:
+        check_int(k, "k", low=1)
+    ids = ranking_ids(ranking)
+    dup = duplicates(ids)
+    if dup:
+        raise BadArgument(f"the ranking lists {dup[:3]} more than once: a page has one rank")
+    return ids[:k]
 
 
 
 def reciprocal_rank(ranking, relevant: dict, k: int | None = None) -> float:
     """1 / rank of the first relevant page (0 if none in the first k)."""
-    for rank, doc_id in enumerate(ranking_ids(ranking)[:k], start=1):
+    for rank, doc_id in enumerate(_ids(ranking, k), start=1):
         if relevant.get(doc_id, 0) > 0:
             return 1.0 / rank
     return 0.0
@@ -30,12 +46,12 @@ def reciprocal_rank(ranking, relevant: dict, k: int | None = None) -> float:
 def recall(ranking, relevant: dict, k: int) -> float:
     """Share of the relevant pages found in the first k."""
     wanted = {d for d, g in relevant.items() if g > 0}
-    return len(wanted & set(ranking_ids(ranking)[:k])) / len(wanted) if wanted else 0.0
+    return len(wanted & set(_ids(ranking, k))) / len(wanted) if wanted else 0.0
 
 
 def precision(ranking, relevant: dict, k: int) -> float:
     """Share of the first k that are relevant (the missing ranks count as misses, as trec_eval's P@k)."""
-    return sum(1 for d in ranking_ids(ranking)[:k] if relevant.get(d, 0) > 0) / k
+    return sum(1 for d in _ids(ranking, k) if relevant.get(d, 0) > 0) / k
 
 
 def average_precision(ranking, relevant: dict, k: int | None = None) -> float:
@@ -44,7 +60,7 @@ def average_precision(ranking, relevant: dict, k: int | None = None) -> float:
     if not wanted:
         return 0.0
     found, total = 0, 0.0
-    for rank, doc_id in enumerate(ranking_ids(ranking)[:k], start=1):
+    for rank, doc_id in enumerate(_ids(ranking, k), start=1):
         if doc_id in wanted:
             found += 1
             total += found / rank
@@ -53,7 +69,7 @@ def average_precision(ranking, relevant: dict, k: int | None = None) -> float:
 
 def ndcg(ranking, relevant: dict, k: int) -> float:
     """Discounted cumulative gain of the first k, divided by the best possible."""
-    gain = sum(relevant.get(d, 0) / math.log2(rank + 1) for rank, d in enumerate(ranking_ids(ranking)[:k], start=1))
+    gain = sum(relevant.get(d, 0) / math.log2(rank + 1) for rank, d in enumerate(_ids(ranking, k), start=1))
     ideal = sorted((g for g in relevant.values() if g > 0), reverse=True)[:k]
     best = sum(g / math.log2(rank + 1) for rank, g in enumerate(ideal, start=1))
     return gain / best if best else 0.0

@@ -29,14 +29,23 @@ import numpy as np
 from scipy import sparse
 
 from . import bm25
+from .errors import BadArgument, check_names
 from .handbook import duplicates
+from .retrieval import Hit, Retriever
 from .text import tokenise
 
 
-class FastBM25:
-    """Sparse count matrices for a collection; ``search`` takes the same knobs as ``rungs.bm25.search``."""
+class FastBM25(Retriever):
+    """Sparse count matrices for a collection; ``search`` takes the same knobs as ``rungs.bm25.Index``.
+
+    One more knob, ``explain``: ``False`` skips the per-word parts (a sweep does not read them).
+    """
+
+    name = "BM25 (fast path)"
+    defaults = {**bm25.KNOBS, "explain": True}
 
     def __init__(self, ids, fields, counts, vocabulary, titles, tokenizer):
+        super().__init__()
         self.ids = list(ids)
         self.fields = tuple(fields)
         self.counts = counts                      # field → CSC matrix (pages × words) of counts
@@ -77,9 +86,11 @@ class FastBM25:
     @classmethod
     def from_documents(cls, documents, *, fields=("title", "body"), stopwords=None, stem=None) -> "FastBM25":
         """Build straight from documents, without the readable index (for large collections)."""
+        fields = check_names(fields, "fields")
         ids = [str(d["id"]) for d in documents]
-        if duplicates(ids):
-            raise ValueError("duplicate document ids: each document needs its own id")
+        dup = duplicates(ids)
+        if dup:
+            raise BadArgument(f"duplicate document ids {dup}: each document needs its own id")
         tokenizer = {"stopwords": stopwords, "stem": stem}
         vocabulary: dict[str, int] = {}
         triples = {f: ([], [], []) for f in fields}
@@ -138,23 +149,20 @@ class FastBM25:
         return self._lucene_lengths
 
     # ------------------------------------------------------------------ queries
-    def _columns(self, query, repeats):
+    def check_knobs(self, knobs: dict) -> dict:
+        explain = knobs["explain"]
+        if not isinstance(explain, bool):
+            raise BadArgument(f"explain must be True or False, not {explain!r}")
+        return {**bm25.check_knobs(knobs, self.fields), "explain": explain}
+
+    def _search(self, query, limit, knobs):
         words = tokenise(query, **self.tokenizer)
-        if repeats == "once":
+        if knobs["repeats"] == "once":
             words = list(dict.fromkeys(words))
         counts = Counter(words)
-        return words, counts
-
-    def search(self, query: str, *, limit: int = 5, k1: float = 1.2, b: float = 0.75, weights=None,
-               match: str = "any", idf: str = "lucene", lengths: str = "weighted", repeats: str = "once",
-               saturation: str = "k1+1", explain: bool = True) -> list[dict]:
-        """Same arguments and same results as ``rungs.bm25.search`` (``explain=False`` skips ``terms``)."""
-        bm25._check(limit, k1, b, weights or {}, match, lengths, repeats, saturation, self.fields)
-        if idf not in ("lucene", "fts5"):
-            raise ValueError(f"idf must be 'lucene' or 'fts5', not {idf!r}")
-        words, counts = self._columns(query, repeats)
-        if not words or limit == 0 or not self.ids:
+        if not words or not self.ids:
             return []
+        match, weights = knobs["match"], knobs["weights"]
         known = [w for w in counts if w in self.vocabulary]
         if match == "all" and len(known) < len(counts):
             return []  # a word no page holds: no page holds them all
@@ -162,10 +170,11 @@ class FastBM25:
             return []
         cols = [self.vocabulary[w] for w in known]
         mult = np.array([counts[w] for w in known], dtype=np.float64)
-        matrix = self.contributions(k1=k1, b=b, weights=weights, idf=idf, lengths=lengths, saturation=saturation)
+        matrix = self.contributions(k1=knobs["k1"], b=knobs["b"], weights=weights, idf=knobs["idf"],
+                                    lengths=knobs["lengths"], saturation=knobs["saturation"])
         sub = matrix[:, cols]
         scores = sub @ mult
-        if match == "any" and all(w > 0 for w in bm25.field_weights(self, weights).values()):
+        if match == "any" and all(w > 0 for w in weights.values()):
             # Every contribution of a held word is then positive: the pages holding one are those scoring > 0.
             candidates = np.flatnonzero(scores > 0)
         else:
@@ -180,16 +189,16 @@ class FastBM25:
             keep = cand_scores >= kth
             candidates, cand_scores = candidates[keep], cand_scores[keep]
         order = np.lexsort((self.id_rank[candidates], -cand_scores))[:limit]
-        results = []
+        hits = []
         for i in candidates[order]:
-            result = {"id": self.ids[i], "title": self.titles.get(self.ids[i], ""), "score": float(scores[i])}
-            if explain:
+            parts = None
+            if knobs["explain"]:
                 row = sub[i].toarray().ravel() * mult
-                terms = dict.fromkeys(dict.fromkeys(words), 0.0)
-                terms.update({w: float(v) for w, v in zip(known, row)})
-                result["terms"] = terms
-            results.append(result)
-        return results
+                parts = dict.fromkeys(dict.fromkeys(words), 0.0)
+                parts.update({w: float(v) for w, v in zip(known, row)})
+            hits.append(Hit(id=self.ids[i], title=self.titles.get(self.ids[i], ""), score=float(scores[i]),
+                            parts=parts, why="" if parts is not None else "searched with explain=False"))
+        return hits
 
     def search_many(self, queries: list[str], **knobs) -> list[list[dict]]:
         """One ranking per query, with the contribution matrix computed once for all of them."""

@@ -24,11 +24,13 @@ import json
 from collections import Counter
 from pathlib import Path
 
+from .errors import RungsError
+
 HANDBOOK = Path(__file__).resolve().parent.parent / "handbook"
 _FIELDS = ("id", "title", "section")
 
 
-class HandbookError(ValueError):
+class HandbookError(RungsError, ValueError):
     """A page or a question file cannot be read; the message names the file and the fix."""
 
 
@@ -75,10 +77,25 @@ def load_pages(path: str | Path | None = None) -> list[dict]:
 
 
 def load_questions(path: str | Path | None = None) -> list[dict]:
-    """The judged questions: ``id``, ``question``, ``relevant`` (page id → grade), ``kind``."""
+    """The judged questions: ``id``, ``question``, ``kind``, ``judged`` and ``relevant``, and the reference answer.
+
+    ``judged`` maps every page a judge read for the question to its grade
+    (2 answers it, 1 helps, 0 read and judged not relevant: a zero is
+    information too); ``relevant`` keeps the pages graded 1 or 2, which is what
+    the metrics use. ``answer`` (a short reference answer in French, ``None``
+    when no page answers), ``key_facts`` (what an answer must say to be right),
+    ``evidence`` (page id and the sentence that supports the answer) and
+    ``english`` (a gloss of the question) are there when the file has them.
+    """
     file = Path(path) if path is not None else HANDBOOK / "questions.jsonl"
+    try:
+        raw_text = file.read_text(encoding="utf-8")
+    except UnicodeDecodeError as err:
+        raise HandbookError(f"{file.name}: not UTF-8 text (byte {err.start}): save it as UTF-8") from None
     questions, seen = [], set()
-    for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), start=1):
+    # Split on newlines only: U+2028, which json.dumps(ensure_ascii=False) leaves raw inside a string,
+    # is a line break to str.splitlines() but not to JSON Lines.
+    for number, line in enumerate(raw_text.split("\n"), start=1):
         if not line.strip():
             continue
         try:
@@ -90,11 +107,13 @@ def load_questions(path: str | Path | None = None) -> list[dict]:
         if q["id"] in seen:
             raise HandbookError(f"{file.name}, line {number}: duplicate question id {q['id']!r}")
         seen.add(q["id"])
-        relevant = q.get("relevant") or {}
-        if any(grade not in (1, 2) for grade in relevant.values()):
-            raise HandbookError(f"{file.name}, line {number}: grades must be 1 or 2")
-        questions.append({"id": q["id"], "question": q["question"], "relevant": dict(relevant),
-                          "kind": q.get("kind", "lexical")})
+        judged = q.get("judgments", q.get("relevant")) or {}
+        if not isinstance(judged, dict) or any(isinstance(g, bool) or g not in (0, 1, 2) for g in judged.values()):
+            raise HandbookError(f"{file.name}, line {number}: grades must be 0, 1 or 2")
+        questions.append({"id": q["id"], "question": q["question"], "kind": q.get("kind", "lexical"),
+                          "judged": dict(judged), "relevant": {d: g for d, g in judged.items() if g > 0},
+                          "answer": q.get("answer"), "key_facts": list(q.get("key_facts") or []),
+                          "evidence": list(q.get("evidence") or []), "english": q.get("english")})
     return questions
 
 

@@ -1,103 +1,172 @@
-"""N2 — hybrid search: the keyword ranking and the vector ranking, fused by reciprocal rank fusion.
+"""N2 — hybrid search: several rankings of the same collection, fused into one.
 
 What it is for: keywords are exact and blind to paraphrase; vectors see
-meaning and blur exact terms. Reciprocal rank fusion (Cormack, Clarke and
-Büttcher, SIGIR 2009) needs no score calibration — it uses ranks only:
+meaning and blur exact terms. ``Hybrid`` takes any retrievers (a keyword leg,
+a vector leg, a second keyword leg with other knobs …), asks each for its top
+``window``, and fuses the lists.
 
-    fused(d) = Σ over rankings L of  weight_L / (k + rank_L(d))      (ranks from 1)
+Reciprocal rank fusion (Cormack, Clarke and Büttcher, SIGIR 2009) needs no
+score calibration — it uses ranks only:
+
+    fused(d) = Σ over legs L of  weight_L / (k + rank_L(d))      (ranks from 1)
 
 A page absent from a list gets nothing from it. The constant ``k`` is the
 knob: small k lets the very top of each list dominate, large k flattens the
 ranks so that pages found by *both* legs win. 60 is the paper's value and
-Elasticsearch's default (``rank_constant``); Qdrant and Chroma count ranks from
-0, so their k is off by one from ours.
+Elasticsearch's default (``rank_constant``; its ``rank_window_size`` is our
+``window``); Qdrant and Chroma count ranks from 0, so their k is off by one
+from ours. k = 0 is allowed: ranks start at 1, so nothing divides by zero.
 
-The alternative a learner can compare, ``convex``: rescale each leg's scores
-to [0, 1] and mix them, alpha × keyword + (1 − alpha) × vector. It uses the
-scores' sizes, which RRF throws away — better when the scores are meaningful,
-worse when one leg's scale drifts.
+The alternative, ``method="convex"``: rescale each leg's scores to [0, 1]
+(min–max over its window) and mix them, Σ weight_L × score_L / Σ weight_L.
+It uses the scores' sizes, which RRF throws away — better when the scores are
+meaningful, worse when one leg's scale drifts.
 
-Cost: a few dictionary operations per page; the vector leg costs one query
-encoding.
+Which fusion is best depends on the collection (on long documents a vector leg
+weighted 1 can pull a good keyword ranking down): tune ``k``, ``weights`` and
+the method on your own questions, held out (notebook 06). Every fusion knob
+is a search-time argument; each leg keeps its own knobs (``with_knobs``).
+
+Cost: each leg's own search, then a few dictionary operations per page.
 """
 
 from __future__ import annotations
-
+from .errors import BadArgument, check_choice, check_int, check_number
 from .evaluate import ranking_ids
-from .vectors import Encoder, VectorCache, vector_ranking
+from .retrieval import Hit, Retriever, ordered
+
+#: The largest fusion constant worth trying: far past it every rank contributes almost the same.
+MAX_K = 1e6
 
 
-def rrf(rankings: dict, *, k: float = 60, weights: dict | None = None, window: int | None = None) -> list[dict]:
-    """Fuse named rankings (lists of ids or of results, best first).
-
-    Each result: ``id``, ``score`` (fused), ``ranks`` (1-based rank in every
-    list, ``None`` where absent) and ``terms`` (what each list contributed).
-    ``window``: only the first ``window`` of each list take part.
-    """
-    if k < 1:
-        raise ValueError(f"k must be 1 or more (ranks start at 1), not {k}")
-    if window is not None and window < 1:
-        raise ValueError(f"window must be 1 or more, not {window}")
+def _check_weights(weights, names) -> dict[str, float]:
     weights = weights or {}
-    unknown = set(weights) - set(rankings)
+    if not isinstance(weights, dict):
+        raise BadArgument(f"weights must be a dict of leg name → weight, not {weights!r}")
+    unknown = sorted(set(weights) - set(names))
     if unknown:
-        raise ValueError(f"weights name rankings that are not given: {sorted(unknown)}")
-    lists = {name: ranking_ids(r)[:window] if window else ranking_ids(r) for name, r in rankings.items()}
-    for name, ids in lists.items():
+        raise BadArgument(f"weights name legs that are not given: {unknown} (legs: {list(names)})")
+    clean = {n: check_number(weights.get(n, 1.0), f"weights[{n!r}]", low=0.0, high=1e6) for n in names}
+    if not any(clean.values()):
+        raise BadArgument("at least one leg needs a weight above 0")
+    return clean
+
+
+def rrf(rankings: dict, *, k: float = 60, weights: dict | None = None, window: int | None = None) -> list[Hit]:
+    """Fuse named rankings (lists of ids or of hits, best first) by reciprocal rank.
+
+    Each hit: ``score`` (fused), ``parts`` (what each list contributed; they
+    add up to the score) and ``extra["ranks"]`` (1-based rank in every list,
+    ``None`` where absent). ``window``: only the first ``window`` of each list
+    take part. A title found in any list is kept.
+    """
+    if not isinstance(rankings, dict):
+        raise BadArgument(f"rankings must be a dict of name → ranking, not {type(rankings).__name__}")
+    k = check_number(k, "k", low=0.0, high=MAX_K)
+    if window is not None:
+        window = check_int(window, "window", low=1)
+    weights = _check_weights(weights, list(rankings)) if rankings else {}
+    lists, titles = {}, {}
+    for name, ranking in rankings.items():
+        if isinstance(ranking, (str, bytes)):
+            raise BadArgument(f"ranking {name!r} must be a list of ids or hits, not a string")
+        ranking = list(ranking)[:window] if window else list(ranking)
+        ids = ranking_ids(ranking)
         if len(set(ids)) != len(ids):
-            raise ValueError(f"ranking {name!r} lists the same id twice")
+            raise BadArgument(f"ranking {name!r} lists the same id twice: a page has one rank")
+        for r in ranking:
+            if not isinstance(r, (str, int)) and r.get("title"):
+                titles.setdefault(str(r["id"]), r["title"])
+        lists[name] = ids
     fused: dict[str, dict] = {}
     for name, ids in lists.items():
         for rank, doc_id in enumerate(ids, start=1):
-            entry = fused.setdefault(doc_id, {"id": doc_id, "score": 0.0,
-                                              "ranks": dict.fromkeys(lists), "terms": dict.fromkeys(lists, 0.0)})
-            part = weights.get(name, 1.0) / (k + rank)
+            entry = fused.setdefault(doc_id, {"ranks": dict.fromkeys(lists), "parts": dict.fromkeys(lists, 0.0)})
             entry["ranks"][name] = rank
-            entry["terms"][name] = part
-            entry["score"] += part
-    # Ties are broken on the identifier, so two runs give the same order.
-    return sorted(fused.values(), key=lambda r: (-r["score"], r["id"]))
+            entry["parts"][name] = weights[name] / (k + rank)
+    hits = [Hit(id=doc_id, title=titles.get(doc_id, ""), score=sum(e["parts"].values()), parts=e["parts"],
+                extra={"ranks": e["ranks"]}) for doc_id, e in fused.items()]
+    return ordered(hits)
 
 
-def hybrid_search(query: str, documents: list[dict], keyword_ids, encoder: Encoder | None = None, *,
-                  limit: int = 5, k: float = 60, cache: VectorCache | None = None) -> list[dict]:
-    """Fuse what the keyword rung returned (``keyword_ids``, best first) with a vector ranking of ``documents``.
-
-    Pages the keywords did not find are simply not in the keyword list: they
-    can still come in through the vector leg.
-    """
-    if limit < 0:
-        raise ValueError(f"limit must be 0 or more, not {limit}")
-    if k < 1:
-        raise ValueError(f"k must be 1 or more (ranks start at 1), not {k}")
-    if not documents or limit == 0:
-        return []
-    vector = vector_ranking(query, documents, encoder, cache=cache)
-    titles = {str(d["id"]): d.get("title", "") for d in documents}
-    fused = rrf({"keyword": keyword_ids, "vector": vector}, k=k)
-    for r in fused:
-        r["title"] = titles.get(r["id"], "")
-    return fused[:limit]
-
-
-def _minmax(results) -> dict[str, float]:
-    if not results:
+def _minmax(hits) -> dict[str, float]:
+    if not hits:
         return {}
-    scores = [r["score"] for r in results]
+    scores = [h.score for h in hits]
     low, high = min(scores), max(scores)
     # One result, or all equal: they are all "the best" of their leg.
-    return {str(r["id"]): (r["score"] - low) / (high - low) if high > low else 1.0 for r in results}
+    return {h.id: (h.score - low) / (high - low) if high > low else 1.0 for h in hits}
 
 
-def convex(keyword_results: list[dict], vector_results: list[dict], *, alpha: float = 0.5,
-           limit: int | None = None) -> list[dict]:
-    """alpha × (keyword score rescaled to [0, 1]) + (1 − alpha) × (vector score rescaled); absent = 0."""
-    if not 0 <= alpha <= 1:
-        raise ValueError(f"alpha must be between 0 and 1, not {alpha}")
-    kw, vec = _minmax(keyword_results), _minmax(vector_results)
-    titles = {str(r["id"]): r.get("title", "") for r in [*vector_results, *keyword_results]}
-    out = [{"id": i, "title": titles[i], "score": alpha * kw.get(i, 0.0) + (1 - alpha) * vec.get(i, 0.0),
-            "terms": {"keyword": alpha * kw.get(i, 0.0), "vector": (1 - alpha) * vec.get(i, 0.0)}}
-           for i in set(kw) | set(vec)]
-    out.sort(key=lambda r: (-r["score"], r["id"]))
-    return out if limit is None else out[:limit]
+def convex(rankings: dict, *, weights: dict | None = None) -> list[Hit]:
+    """Σ weight_L × (leg L's score rescaled to [0, 1]) / Σ weights; a page absent from a leg gets 0 there."""
+    weights = _check_weights(weights, list(rankings)) if rankings else {}
+    total = sum(weights.values()) or 1.0
+    scaled = {name: _minmax(hits) for name, hits in rankings.items()}
+    titles = {h.id: h.title for hits in rankings.values() for h in hits if h.title}
+    ranks = {name: {h.id: r for r, h in enumerate(hits, start=1)} for name, hits in rankings.items()}
+    out = []
+    for doc_id in sorted({i for s in scaled.values() for i in s}):
+        parts = {name: weights[name] * scaled[name].get(doc_id, 0.0) / total for name in rankings}
+        out.append(Hit(id=doc_id, title=titles.get(doc_id, ""), score=sum(parts.values()), parts=parts,
+                       extra={"ranks": {name: ranks[name].get(doc_id) for name in rankings}}))
+    return ordered(out)
+
+
+class Hybrid(Retriever):
+    """Fuse any number of retrievers (``legs``: name → retriever). Every fusion knob is search-time.
+
+    Knobs: ``method`` (``"rrf"`` or ``"convex"``), ``k`` (RRF's constant),
+    ``weights`` (leg name → weight, 1 each unless given), ``window`` (how many
+    hits each leg contributes; Elasticsearch's ``rank_window_size``).
+    """
+
+    name = "hybrid"
+    defaults = {"method": "rrf", "k": 60, "weights": None, "window": 100}
+
+    def __init__(self, legs: dict, **knobs):
+        super().__init__()
+        if not isinstance(legs, dict) or not legs:
+            raise BadArgument("legs must be a non-empty dict of name → retriever")
+        for name, leg in legs.items():
+            if not isinstance(leg, Retriever):
+                raise BadArgument(f"leg {name!r} is a {type(leg).__name__}, not a retriever "
+                                  "(anything with search(query, *, limit))")
+        self.legs = dict(legs)
+        self.knobs = self._settings(knobs)
+
+    def check_knobs(self, knobs: dict) -> dict:
+        return {"method": check_choice(knobs["method"], "method", ("rrf", "convex")),
+                "k": check_number(knobs["k"], "k", low=0.0, high=MAX_K),
+                "weights": _check_weights(knobs["weights"], list(self.legs)),
+                "window": check_int(knobs["window"], "window", low=1, high=100_000)}
+
+    def leg_rankings(self, query: str, window: int | None = None) -> dict[str, list[Hit]]:
+        """What each leg returned for ``query`` (its first ``window``): the inputs of the fusion."""
+        window = self.knobs["window"] if window is None else window
+        return {name: leg.search(query, limit=window) for name, leg in self.legs.items()}
+
+    def _search(self, query, limit, knobs):
+        rankings = self.leg_rankings(query, knobs["window"])
+        if knobs["method"] == "convex":
+            return convex(rankings, weights=knobs["weights"])[:limit]
+        return rrf(rankings, k=knobs["k"], weights=knobs["weights"])[:limit]
+
+
+#: The answer rungs' retriever (N3–N5), chosen in notebook 02 by the tuning lab's held-out protocol.
+ANSWER_RETRIEVER = {"match": "any", "method": "rrf", "k": 60, "weights": {"keyword": 1.0, "vector": 1.0}}
+
+
+def answer_retriever(documents: list[dict], encoder=None) -> Hybrid:
+    """The one retriever notebooks 03–05 (and ``python -m rungs ask``) retrieve with: BM25 + vectors, fused.
+
+    The keyword leg drops French stop words; its matching rule and the
+    fusion settings are ``ANSWER_RETRIEVER``, the setting notebook 02 chose on
+    held-out questions — not a constant to trust on another collection.
+    """
+    from .bm25 import build_index
+    from .vectors import VectorIndex
+
+    settings = dict(ANSWER_RETRIEVER)
+    keyword = build_index(documents, stopwords=True).with_knobs(match=settings.pop("match"))
+    return Hybrid({"keyword": keyword, "vector": VectorIndex(documents, encoder)}, **settings)

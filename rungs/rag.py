@@ -34,7 +34,8 @@ import json
 import re
 import time
 
-from .handbook import duplicates
+from .errors import RungsError
+from .handbook import duplicates, passage_text
 from .llm import EmptyCompletion, TruncatedCompletion, default_client
 
 MAX_PASSAGES = 4
@@ -43,15 +44,15 @@ MAX_QUESTION = 1000
 NO_ANSWER = "je ne sais pas"
 
 
-class AnswerUnavailable(RuntimeError):
+class AnswerUnavailable(RungsError, RuntimeError):
     """No usable reply after every attempt; the message lists why each one was refused."""
 
 
-class AnswerNotGrounded(RuntimeError):
+class AnswerNotGrounded(RungsError, RuntimeError):
     """The answer cites a passage that was never sent, or cites nothing at all."""
 
 
-class UnusableReply(ValueError):
+class UnusableReply(RungsError, ValueError):
     """One reply could not be read as the object asked for (and will be asked again)."""
 
 
@@ -80,7 +81,8 @@ def prepare_passages(passages: list[dict], max_passages: int = MAX_PASSAGES, max
         raise ValueError(f"two passages share an id ({dup}): "
                          "a citation must point at exactly one")
     # Python strings are sequences of code points: slicing never splits an « é ».
-    return [{"id": str(p["id"]), "text": str(p["text"])[:max_chars]} for p in passages[:max_passages]]
+    # A passage is anything with an id and a text: a passage dict, or a page (its title and body).
+    return [{"id": str(p["id"]), "text": passage_text(p)[:max_chars]} for p in passages[:max_passages]]
 
 
 def build_prompt(question: str, passages: list[dict], *, no_answer_rule: bool = True) -> str:

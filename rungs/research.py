@@ -37,16 +37,19 @@ import secrets
 import time
 
 from .decide import NoAnswerObject, extract_answer_object
+from .errors import MAX_QUERY_CHARS, BadArgument, check_choice, check_int, check_number, check_query
 from .handbook import page_text
+from .hybrid import rrf
 from .llm import ModelError, default_client
 from .rag import is_no_answer
 
 MAX_ROUNDS = 5
+MAX_SOURCES = 12  # what fits, fenced and cut at 1,500 characters, in a small model's context
 DEFAULTS = {
     "quick": {"rounds": 1, "deadline": 120.0, "tokens": 8000, "per_section": 2, "max_sources": 5,
-              "per_query": 8, "follow_ups": True},
+              "per_query": 8, "fusion_k": 60, "follow_ups": True},
     "research": {"rounds": 3, "deadline": 300.0, "tokens": 24000, "per_section": 2, "max_sources": 6,
-                 "per_query": 3, "follow_ups": True},
+                 "per_query": 3, "fusion_k": 60, "follow_ups": True},
 }
 GATHER_SHARE = 0.7
 NO_ANSWER = "je ne sais pas"
@@ -215,92 +218,135 @@ def parse_plan(text: str, question: str) -> tuple[list[dict], str | None]:
     return plan[:5], None
 
 
-# ---------------------------------------------------------------- the loop
+# ---------------------------------------------------------------- the bounds and the ledger
 
-def default_search(pages: list[dict]):
-    """The hybrid retriever of N2 (keyword leg matching all words, USE vectors), as a function of the query."""
-    from . import bm25, hybrid, vectors
+def check_bounds(mode: str, overrides: dict) -> dict:
+    """The mode's bounds with your overrides, each checked once: a NaN deadline must not mean « no deadline »."""
+    check_choice(mode, "mode", tuple(DEFAULTS))
+    unknown = sorted(set(overrides) - set(DEFAULTS[mode]))
+    if unknown:
+        raise BadArgument(f"unknown bounds {unknown}; known: {sorted(DEFAULTS[mode])}")
+    b = {**DEFAULTS[mode], **overrides}
+    for flag in ("follow_ups",):
+        if not isinstance(b[flag], bool):
+            raise BadArgument(f"{flag} must be True or False, not {b[flag]!r}")
+    # Asking for more rounds than MAX_ROUNDS is allowed: the cap is the point (the run says it was capped).
+    return {"rounds": check_int(b["rounds"], "rounds", low=1, high=10**6),
+            "deadline": check_number(b["deadline"], "deadline", low=0.0, high=86400.0),
+            "tokens": check_int(b["tokens"], "tokens", low=1, high=10**9),
+            "per_section": check_int(b["per_section"], "per_section", low=1),
+            "max_sources": check_int(b["max_sources"], "max_sources", low=1, high=MAX_SOURCES),
+            "per_query": check_int(b["per_query"], "per_query", low=1, high=100),
+            "fusion_k": check_number(b["fusion_k"], "fusion_k", low=0.0, high=1e6),
+            "follow_ups": b["follow_ups"]}
 
-    index = bm25.build_index(pages, stopwords=True)
-    encoder = vectors.default_encoder()
 
-    def search(query: str, limit: int) -> list[str]:
-        keyword = bm25.search(index, query, limit=len(pages), match="all")
-        return [r["id"] for r in hybrid.hybrid_search(query, pages, keyword, encoder, limit=limit)]
+class Ledger:
+    """What the run has spent — seconds and tokens — against its bounds; every call is recorded here."""
 
-    return search
-
-
-class _Run:
-    def __init__(self, question, pages, search, chain, mode, sink, bounds, clock):
-        self.question, self.pages, self.search, self.chain = question, pages, search, chain
-        self.mode, self.sink, self.b, self.clock = mode, sink, bounds, clock
-        self.by_id = {str(p["id"]): p for p in pages}
+    def __init__(self, bounds: dict, clock):
+        self.bounds, self.clock = bounds, clock
         self.start = clock()
         self.calls: list[dict] = []
-        self.notes: list[str] = []
-        self.timings: dict[str, float] = {}
 
-    # bounds
-    def elapsed(self):
+    def elapsed(self) -> float:
         return self.clock() - self.start
 
-    def tokens(self):
+    def tokens(self) -> int:
         return sum(c["in"] + c["out"] for c in self.calls)
 
-    def gather_over(self):
-        if self.elapsed() >= GATHER_SHARE * self.b["deadline"]:
+    def record(self, stage: str, tokens_in: int, tokens_out: int, model: str) -> None:
+        self.calls.append({"stage": stage, "in": int(tokens_in), "out": int(tokens_out), "model": model})
+
+    def gather_over(self) -> str | None:
+        """Why the gather must stop now (it may use 70 % of the time and of the tokens), or None."""
+        if self.elapsed() >= GATHER_SHARE * self.bounds["deadline"]:
             return "deadline (70 % of it is the gather's)"
-        if self.tokens() >= GATHER_SHARE * self.b["tokens"]:
+        if self.tokens() >= GATHER_SHARE * self.bounds["tokens"]:
             return "token ceiling (70 % of it is the gather's)"
         return None
+
+    def over(self) -> str | None:
+        """Why no further model call may start, or None."""
+        if self.tokens() >= self.bounds["tokens"]:
+            return "the token ceiling was reached"
+        if self.elapsed() >= self.bounds["deadline"]:
+            return "the deadline passed"
+        return None
+
+
+class ModelChain:
+    """The models to try, in order: the first that answers is used, and every failure is a note."""
+
+    def __init__(self, clients: list, ledger: Ledger, notes: list[str]):
+        self.clients, self.ledger, self.notes = clients, ledger, notes
+
+    def chat(self, stage: str, prompt: str, *, max_tokens: int, schema=None) -> str | None:
+        """One non-streamed call on the first model that answers; None if none does."""
+        for client in self.clients:
+            try:
+                result = client.chat([{"role": "user", "content": prompt}], max_tokens=max_tokens, json_schema=schema)
+            except ModelError as err:
+                self.notes.append(f"{stage}: {getattr(client, 'model', 'a model')} failed ({type(err).__name__}); "
+                                  "next model")
+                continue
+            self.ledger.record(stage, result.input_tokens, result.output_tokens, result.model)
+            return result.text
+        return None
+
+
+def default_retriever(pages: list[dict]):
+    """The retriever the answer rungs share (chosen by measurement in notebook 02): ``hybrid.answer_retriever``."""
+    from .hybrid import answer_retriever
+
+    return answer_retriever(pages)
+
+
+# ---------------------------------------------------------------- the stages
+
+class Run:
+    """One research run: the question, the pages, the retriever, and the parts above. The stages are methods."""
+
+    def __init__(self, question, pages, retriever, chain, ledger, mode, sink):
+        self.question, self.retriever, self.chain, self.ledger = question, retriever, chain, ledger
+        self.mode, self.sink, self.b = mode, sink, ledger.bounds
+        self.by_id = {str(p["id"]): p for p in pages}
+        self.notes = chain.notes
+        self.timings: dict[str, float] = {}
 
     def status(self, stage, detail):
         self.sink({"type": "status", "stage": stage, "detail": detail})
 
-    def chat(self, stage, prompt, *, max_tokens, schema=None):
-        """One non-streamed call on the first model of the chain that answers; None if none does."""
-        for client in self.chain:
-            try:
-                result = client.chat([{"role": "user", "content": prompt}], max_tokens=max_tokens, json_schema=schema)
-            except ModelError as err:
-                self.notes.append(f"{stage}: {getattr(client, 'model', 'a model')} failed ({type(err).__name__}); next model")
-                continue
-            self.calls.append({"stage": stage, "in": result.input_tokens, "out": result.output_tokens,
-                               "model": result.model})
-            return result.text
-        return None
-
-    # stages
     def plan(self):
+        """Research mode: the model breaks the question into topics and queries. Quick mode: the question."""
         if self.mode == "quick":
             return [{"title": self.question, "todos": [self.question]}]
         self.status("planning", "breaking the question into topics")
-        started = self.clock()
-        text = self.chat("plan", PLAN_PROMPT.format(question=self.question), max_tokens=600, schema=PLAN_SCHEMA)
+        started = self.ledger.clock()
+        text = self.chain.chat("plan", PLAN_PROMPT.format(question=self.question), max_tokens=600, schema=PLAN_SCHEMA)
         plan, problem = parse_plan(text or "", self.question)
         if problem or text is None:
             self.notes.append(f"plan: {problem or 'no model answered'}")
-        self.timings["plan"] = self.clock() - started
+        self.timings["plan"] = self.ledger.clock() - started
         self.status("planning", " | ".join(t["title"] for t in plan))
         return plan
 
     def survey(self, plan):
-        started = self.clock()
+        """Search and read, round after round, until a bound says stop; returns (gathered, rounds, why)."""
+        started = self.ledger.clock()
         queries = [q for t in plan for q in t["todos"]]
-        asked: list[str] = []
-        votes: dict[str, float] = {}
+        rankings: dict[str, list] = {}  # every query asked so far → its hits; fused by RRF after each round
         rounds = []
-        budget = min(int(self.b["rounds"]), MAX_ROUNDS)
+        budget = min(self.b["rounds"], MAX_ROUNDS)
+        gathered: list[str] = []
         stopped = None
         for number in range(1, budget + 1):
             self.status("searching", f"round {number}: {len(queries)} queries")
-            before = set(self._ranked(votes))
+            before = set(gathered)
             for q in queries:
-                for rank, page_id in enumerate(self.search(q, self.b["per_query"]), start=1):
-                    votes[page_id] = votes.get(page_id, 0.0) + 1.0 / (60 + rank)  # fused over the queries
-            asked += queries
-            gathered = self._ranked(votes)
+                if q not in rankings:
+                    rankings[q] = self.retriever.search(q[:MAX_QUERY_CHARS], limit=self.b["per_query"])
+            gathered = self.select(rrf(rankings, k=self.b["fusion_k"]))
             new = [p for p in gathered if p not in before]
             rounds.append({"round": number, "queries": list(queries), "new_pages": new})
             self.status("reading", f"{len(new)} new page(s): {', '.join(new) or '—'}")
@@ -308,61 +354,70 @@ class _Run:
                 stopped = "saturation (a round added no new page)"
                 break
             if number == budget:
-                stopped = f"round budget ({budget})"
+                stopped = (f"round cap ({MAX_ROUNDS}; {self.b['rounds']} asked)" if self.b["rounds"] > MAX_ROUNDS
+                           else f"round budget ({budget})")
                 break
-            over = self.gather_over()
+            over = self.ledger.gather_over()
             if over:
                 stopped = over
                 break
             if self.mode == "quick":
                 break
-            text = self.chat("decide", CONTINUE_PROMPT.format(
-                question=self.question, queries="; ".join(asked),
-                titles="; ".join(self.by_id[p]["title"] for p in gathered)), max_tokens=200, schema=CONTINUE_SCHEMA)
-            try:
-                decision = extract_answer_object(text or "")
-            except NoAnswerObject:
-                decision = None
-            if not isinstance(decision, dict):
-                self.notes.append("survey: the continue decision could not be read; stopped searching")
-                stopped = "unreadable decision"
+            queries, stopped = self.next_queries(list(rankings), gathered)
+            if stopped:
                 break
-            fresh = [q for q in decision.get("queries") or [] if isinstance(q, str) and q.strip() and q not in asked][:3]
-            if not decision.get("continue") or not fresh:
-                stopped = "the model judged the sources sufficient"
-                break
-            queries = fresh
-        self.timings["survey"] = self.clock() - started
-        return self._ranked(votes), rounds, stopped or "one search (quick mode)"
+        self.timings["survey"] = self.ledger.clock() - started
+        return gathered, rounds, stopped or "one search (quick mode)"
 
-    def _ranked(self, votes):
+    def next_queries(self, asked, gathered):
+        """Ask the model whether to go on, and with which new queries: (queries, None) or ([], why it stops)."""
+        text = self.chain.chat("decide", CONTINUE_PROMPT.format(
+            question=self.question, queries="; ".join(asked),
+            titles="; ".join(self.by_id[p]["title"] for p in gathered)), max_tokens=200, schema=CONTINUE_SCHEMA)
+        try:
+            decision = extract_answer_object(text or "")
+        except NoAnswerObject:
+            decision = None
+        if not isinstance(decision, dict):
+            self.notes.append("survey: the continue decision could not be read; stopped searching")
+            return [], "unreadable decision"
+        proposed = decision.get("queries")
+        proposed = proposed if isinstance(proposed, list) else []
+        fresh = [q for q in proposed if isinstance(q, str) and q.strip() and q not in asked][:3]
+        if decision.get("continue") is not True or not fresh:
+            return [], "the model judged the sources sufficient"
+        return fresh, None
+
+    def select(self, fused):
         """Best first, ties by id; at most per_section pages of one section; at most max_sources."""
         kept, per_section = [], {}
-        for page_id in sorted(votes, key=lambda p: (-votes[p], p)):
-            section = self.by_id[page_id].get("section", "")
+        for hit in fused:
+            if hit.id not in self.by_id:
+                continue  # a retriever over other documents: what cannot be read cannot be a source
+            section = self.by_id[hit.id].get("section", "")
             if per_section.get(section, 0) >= self.b["per_section"]:
                 continue
             per_section[section] = per_section.get(section, 0) + 1
-            kept.append(page_id)
+            kept.append(hit.id)
             if len(kept) >= self.b["max_sources"]:
                 break
         return kept
 
     def synthesize(self, gathered):
-        started = self.clock()
+        """Stream the answer from fenced, numbered sources; every citation is checked as it streams."""
+        started = self.ledger.clock()
         nonce = secrets.token_hex(6)  # unknown to every page: a page cannot close its fence or open another
         numbered = {i: pid for i, pid in enumerate(gathered, start=1)}
         blocks = "\n\n".join(f"<<<SOURCE {i} {nonce}>>>\n{page_text(self.by_id[pid])[:1500]}\n<<<FIN {i} {nonce}>>>"
-                             for i, pid in numbered.items())
+                              for i, pid in numbered.items())
         prompt = SYNTH_PROMPT.format(nonce=nonce, sources=blocks, question=self.question)
         self.status("answering", f"{len(numbered)} sources, fence code {nonce[:4]}…")
         answer, cited, removed = None, [], []
-        for position, client in enumerate(self.chain):
-            if self.tokens() >= self.b["tokens"]:
-                self.notes.append("synthesis: the token ceiling was reached before it could start")
-                break
-            if self.elapsed() >= self.b["deadline"]:
-                self.notes.append("synthesis: the deadline passed before it could start")
+        clients = self.chain.clients
+        for position, client in enumerate(clients):
+            over = self.ledger.over()
+            if over:
+                self.notes.append(f"synthesis: {over} before it could start")
                 break
             pieces = []
             check = CitationFilter(set(numbered), lambda t: (pieces.append(t), self.sink({"type": "delta", "text": t})))
@@ -374,16 +429,15 @@ class _Run:
                 check.held = ""  # a half citation is dropped, never shown
                 self.notes.append(f"synthesis: {getattr(client, 'model', 'a model')} failed while streaming "
                                   f"({type(err).__name__})")
-                if position + 1 < len(self.chain):
+                if position + 1 < len(clients):
                     self.sink({"type": "restart", "reason": f"{type(err).__name__}"})
                 continue
             usage = getattr(client, "last_usage", (len(prompt) // 4, len("".join(pieces)) // 4))
-            self.calls.append({"stage": "synthesize", "in": usage[0], "out": usage[1],
-                               "model": getattr(client, "model", "")})
+            self.ledger.record("synthesize", usage[0], usage[1], getattr(client, "model", ""))
             text = "".join(pieces).strip()
             if not text:
                 self.notes.append(f"synthesis: {getattr(client, 'model', 'a model')} returned nothing")
-                if position + 1 < len(self.chain):
+                if position + 1 < len(clients):
                     self.sink({"type": "restart", "reason": "empty answer"})
                 continue
             answer, cited, removed = text, check.cited, check.removed
@@ -392,25 +446,29 @@ class _Run:
             self.notes.append("no model produced an answer: nothing is shown rather than something invented")
         for group in removed:
             self.notes.append(f"citation {group!r} removed: it points at nothing that was gathered")
-        self.timings["synthesize"] = self.clock() - started
+        self.timings["synthesize"] = self.ledger.clock() - started
         return answer, [numbered[n] for n in cited], numbered
 
     def follow_ups(self):
+        """A few next questions; whatever the model replies, the answer already given is kept."""
         if not self.b["follow_ups"]:
             return []
-        if self.tokens() >= self.b["tokens"]:
-            self.notes.append("follow-ups skipped: token ceiling reached")
+        over = self.ledger.over()
+        if over:
+            self.notes.append(f"follow-ups skipped: {over}")
             return []
-        started = self.clock()
-        text = self.chat("follow_ups", FOLLOW_PROMPT.format(question=self.question), max_tokens=300,
-                         schema=FOLLOW_SCHEMA)
+        started = self.ledger.clock()
+        text = self.chain.chat("follow_ups", FOLLOW_PROMPT.format(question=self.question), max_tokens=300,
+                               schema=FOLLOW_SCHEMA)
         questions = []
         try:
             raw = extract_answer_object(text or "")
-            questions = [q.strip() for q in raw.get("questions", []) if isinstance(q, str) and q.strip()]
-        except (NoAnswerObject, AttributeError):
+            listed = raw.get("questions") if isinstance(raw, dict) else None
+            questions = [q.strip() for q in (listed if isinstance(listed, list) else [])
+                         if isinstance(q, str) and q.strip()]
+        except NoAnswerObject:
             questions = [line.strip("-•* ").strip() for line in (text or "").splitlines() if line.strip().endswith("?")]
-        self.timings["follow_ups"] = self.clock() - started
+        self.timings["follow_ups"] = self.ledger.clock() - started
         if questions:
             questions = questions[:5]
             self.sink({"type": "follow_ups", "questions": questions})
@@ -419,55 +477,57 @@ class _Run:
         return questions
 
 
-def run(question: str, *, pages: list[dict], search=None, client=None, mode: str = "quick", sink=None,
-        **overrides) -> dict:
-    """Answer ``question`` from ``pages`` within the bounds of ``mode`` (and ``overrides``).
+def run(question: str, *, pages: list[dict], retriever=None, client=None, mode: str = "quick", sink=None,
+        models: list | None = None, clock=time.monotonic, **bounds) -> dict:
+    """Answer ``question`` from ``pages`` within the bounds of ``mode`` (and your overrides).
 
-    Overrides: ``rounds``, ``deadline`` (s), ``tokens``, ``per_section``, ``max_sources``, ``per_query``,
-    ``follow_ups`` (bool), ``models`` (a fallback chain of clients), ``clock`` (a time function, for tests).
+    ``retriever``: any retriever over ``pages`` (default: the answer rungs'
+    hybrid, ``hybrid.answer_retriever``). Bounds you may override: ``rounds``,
+    ``deadline`` (s), ``tokens``, ``per_section``, ``max_sources``,
+    ``per_query``, ``fusion_k`` (RRF's constant, to fuse the queries' rankings),
+    ``follow_ups`` (bool). ``models``: a fallback chain of clients; ``clock``: a
+    time function (a fake one makes the deadline testable).
     """
-    if mode not in DEFAULTS:
-        raise ValueError(f"mode must be 'quick' or 'research', not {mode!r}")
-    unknown = set(overrides) - set(DEFAULTS[mode]) - {"models", "clock"}
-    if unknown:
-        raise ValueError(f"unknown overrides {sorted(unknown)}; known: {sorted(DEFAULTS[mode])} and models, clock")
-    clock = overrides.pop("clock", time.monotonic)
-    chain = overrides.pop("models", None) or [client or default_client()]
-    bounds = {**DEFAULTS[mode], **overrides}
+    check_query(question if question is not None else "", name="question")
+    bounds = check_bounds(mode, bounds)
+    ledger = Ledger(bounds, clock)
+    notes: list[str] = []
+    chain = ModelChain(models or [client or default_client()], ledger, notes)
     # "is None", not "or": an empty ListSink is falsy and must still receive the events.
     sink = sink if sink is not None else (lambda event: None)
-    state = _Run(question or "", pages, search, chain, mode, sink, bounds, clock)
+    state = Run(question or "", pages, retriever, chain, ledger, mode, sink)
     result = {"answer": NO_ANSWER, "answered": False, "sources": [], "follow_ups": [], "plan": [], "rounds": [],
-              "stopped_by": None, "tokens": {"calls": state.calls, "total": 0}, "notes": state.notes,
-              "timings": state.timings, "mode": mode}
+              "stopped_by": None, "tokens": {"calls": ledger.calls, "total": 0}, "notes": notes,
+              "timings": state.timings, "mode": mode, "bounds": bounds}
 
     def finish():
-        result["tokens"]["total"] = state.tokens()
-        result["seconds"] = state.elapsed()
+        result["tokens"]["total"] = ledger.tokens()
+        result["seconds"] = ledger.elapsed()
         sink({"type": "done", "seconds": result["seconds"]})
         return result
 
     if not (question or "").strip():
-        state.notes.append("empty question: nothing to research, no model called")
+        notes.append("empty question: nothing to research, no model called")
         return finish()
-    if bounds["deadline"] <= 0 or state.elapsed() >= bounds["deadline"]:
-        state.notes.append("the deadline had already passed: stopped before any model call")
+    if bounds["deadline"] <= 0 or ledger.elapsed() >= bounds["deadline"]:
+        notes.append("the deadline had already passed: stopped before any model call")
+        result["stopped_by"] = "deadline"
         return finish()
-    state.search = search or default_search(pages)
+    state.retriever = retriever or default_retriever(pages)
     result["plan"] = state.plan()
     gathered, result["rounds"], result["stopped_by"] = state.survey(result["plan"])
     if not gathered:
-        state.notes.append("no page was found for any query")
+        notes.append("no page was found for any query")
         return finish()
     answer, sources, numbered = state.synthesize(gathered)
     result["gathered"] = list(numbered.values())
     if answer is not None and is_no_answer(re.sub(r"\[[\d,; ]+\]", "", answer)):
         # The model found nothing to say from the sources: N3's no-answer, not an answer.
-        state.notes.append("the model found no answer in the gathered sources")
-        result["follow_ups"] = state.follow_ups()
+        notes.append("the model found no answer in the gathered sources")
     elif answer is not None:
         result.update(answer=answer, answered=True, sources=sources)
-        result["follow_ups"] = state.follow_ups()
     else:
         result["answer"] = None
+    if answer is not None:
+        result["follow_ups"] = state.follow_ups()
     return finish()

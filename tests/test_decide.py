@@ -138,12 +138,38 @@ def test_low_coverage_is_reported_not_invented():
     assert answer["trusted"] is False and "p" not in answer and "10%" in answer["note"]
 
 
-def test_rerank_reorders_by_the_judge_and_breaks_ties_by_original_rank():
+def test_rerank_reorders_by_the_judge_and_breaks_ties_by_id():
     def score_reply(digit):
         return {"text": digit, "logprobs": lp({digit: 0.0})}
 
-    pages = [{"id": p, "title": p, "body": "…"} for p in ("a", "b", "c")]
+    pages = [{"id": p, "title": p, "body": "…"} for p in ("c", "b", "a")]
     client = ScriptedClient([score_reply("1"), score_reply("3"), score_reply("1")])
     ranked = decide.rerank("question ?", pages, client=client)
-    assert [r["id"] for r in ranked] == ["b", "a", "c"]
-    assert ranked[0]["terms"] == {"judge": 3.0, "original rank": 2}
+    assert [r.id for r in ranked] == ["b", "a", "c"]
+    assert ranked[0].parts == {"judge": 3.0} and ranked[0].extra["first_rank"] == 2
+    assert len(client.calls) == 3
+
+
+def test_reranker_is_a_retriever_over_a_first_stage():
+    from rungs import bm25
+
+    docs = [{"id": "a", "title": "badge", "body": "badge perdu"}, {"id": "b", "title": "repas", "body": "badge"},
+            {"id": "c", "title": "congés", "body": "vacances"}]
+    replies = [{"text": "0", "logprobs": lp({"0": 0.0})}, {"text": "3", "logprobs": lp({"3": 0.0})}]
+    reranker = decide.Reranker(bm25.build_index(docs), docs, client=ScriptedClient(replies), depth=2)
+    hits = reranker.search("badge perdu", limit=5)
+    assert [h.id for h in hits] == ["b", "a"] and [h.extra["first_rank"] for h in hits] == [2, 1]
+
+
+def test_rerank_with_the_chat_backend_reads_written_scores():
+    # The happy path of the chat backend: one call per page, the written score and its distribution.
+    def written(score, probs):
+        return json.dumps({"judge": {"score": score, "probs": probs}})
+
+    pages = [{"id": p, "title": p, "body": "…"} for p in ("a", "b")]
+    client = ScriptedClient([written(1, {"0": 0.2, "1": 0.8, "2": 0, "3": 0}),
+                             written(3, {"0": 0, "1": 0, "2": 0.1, "3": 0.9})])
+    ranked = decide.rerank("question ?", pages, client=client, backend="chat")
+    assert [r.id for r in ranked] == ["b", "a"]
+    assert ranked[0].score == pytest.approx(2.9) and ranked[1].score == pytest.approx(0.8)
+    assert all(c["json_schema"] for c in client.calls)  # the chat backend asks for the answer object's shape

@@ -3,7 +3,9 @@
 import numpy as np
 import pytest
 
-from rungs import hybrid, vectors
+from rungs import bm25, hybrid, vectors
+from rungs.errors import BadArgument
+from rungs.retrieval import Hit
 from rungs.evaluate import evaluate, ndcg, average_precision, precision, recall, reciprocal_rank
 
 
@@ -42,7 +44,7 @@ def test_cache_encodes_only_changed_pages_and_survives_a_new_kernel(tmp_path):
 def test_unusable_vectors_raise_and_leave_the_cache_unchanged(tmp_path, bad):
     good = vectors.VectorCache(Counting(), folder=tmp_path)
     good.documents(["kept page"])
-    before = dict(good.vectors), (tmp_path / "counting.npz").read_bytes()
+    before = dict(good.vectors), good.file.read_bytes()
 
     class Bad(Counting):
         def _documents(self, texts):
@@ -52,7 +54,7 @@ def test_unusable_vectors_raise_and_leave_the_cache_unchanged(tmp_path, bad):
     with pytest.raises(vectors.EncodingFailed):
         cache.documents(["kept page", "new page", "another"])
     assert set(cache.vectors) == set(before[0])
-    assert (tmp_path / "counting.npz").read_bytes() == before[1]
+    assert good.file.read_bytes() == before[1]
 
 
 def test_an_encoder_that_raises_is_wrapped_with_its_cause():
@@ -73,11 +75,12 @@ def test_rows_are_unit_length_float32():
 def test_real_default_encoder_finds_conges_payes_for_vacances():
     from rungs.handbook import load_pages
     pages = load_pages()
-    ranking = vectors.vector_ranking("Combien de vacances ai-je par an ?", pages, vectors.default_encoder())
-    assert ranking[0]["id"] == "conges-payes"
+    index = vectors.VectorIndex(pages)
+    ranking = index.search("Combien de vacances ai-je par an ?", limit=len(pages))
+    assert ranking[0].id == "conges-payes"
     assert len(ranking) == len(pages)
-    assert vectors.vector_ranking("?!", pages)[0]["score"] is not None  # punctuation still gets a ranking
-    assert vectors.vector_ranking("x", []) == []
+    assert index.search("?!")[0].score is not None  # punctuation still gets a ranking
+    assert vectors.VectorIndex([], vectors.default_encoder()).search("x") == []
 
 
 def test_missing_sentence_transformer_model_is_named_with_the_fix():
@@ -87,32 +90,55 @@ def test_missing_sentence_transformer_model_is_named_with_the_fix():
 
 def test_rrf_scores_ranks_and_ties():
     fused = hybrid.rrf({"a": ["x", "y"], "b": ["y", "z"]}, k=60)
-    assert [r["id"] for r in fused] == ["y", "x", "z"]
+    assert [r.id for r in fused] == ["y", "x", "z"]
     y = fused[0]
-    assert y["ranks"] == {"a": 2, "b": 1} and y["score"] == pytest.approx(1 / 62 + 1 / 61)
-    assert hybrid.rrf({"a": ["q"], "b": ["p"]})[0]["id"] == "p"  # tie broken by id
+    assert y.extra["ranks"] == {"a": 2, "b": 1} and y.score == pytest.approx(1 / 62 + 1 / 61)
+    assert y.parts == {"a": pytest.approx(1 / 62), "b": pytest.approx(1 / 61)}
+    assert hybrid.rrf({"a": ["q"], "b": ["p"]})[0].id == "p"  # tie broken by id
     weighted = hybrid.rrf({"a": ["x"], "b": ["z"]}, weights={"b": 2.0})
-    assert weighted[0]["id"] == "z"
-    assert [r["id"] for r in hybrid.rrf({"a": ["x", "y", "z"]}, window=2)] == ["x", "y"]
+    assert weighted[0].id == "z"
+    assert [r.id for r in hybrid.rrf({"a": ["x", "y", "z"]}, window=2)] == ["x", "y"]
+    # k = 0 is well defined (ranks start at 1): the first rank is worth 1.
+    assert hybrid.rrf({"a": ["x"]}, k=0)[0].score == 1.0
 
 
 @pytest.mark.parametrize("call, message", [
-    (lambda: hybrid.rrf({"a": ["x"]}, k=0), "k must be 1"),
+    (lambda: hybrid.rrf({"a": ["x"]}, k=-1), "k must be at least 0"),
     (lambda: hybrid.rrf({"a": ["x", "x"]}), "same id twice"),
     (lambda: hybrid.rrf({"a": ["x"]}, weights={"c": 1}), "not given"),
-    (lambda: hybrid.hybrid_search("q", [{"id": "a", "text": "t"}], [], Counting(), limit=-1), "limit"),
-    (lambda: hybrid.convex([], [], alpha=2), "alpha"),
+    (lambda: hybrid.rrf({"a": "abc"}), "not a string"),
+    (lambda: hybrid.Hybrid({"a": ["x"]}), "not a retriever"),
+    (lambda: hybrid.convex({"a": []}, weights={"a": -1}), "weights"),
 ])
 def test_fusion_bad_input_is_named(call, message):
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises(BadArgument, match=message):
         call()
 
 
 def test_convex_rescales_each_leg():
-    kw = [{"id": "a", "score": 10.0}, {"id": "b", "score": 0.0}]
-    vec = [{"id": "b", "score": 0.9}, {"id": "c", "score": 0.1}]
-    out = {r["id"]: r["score"] for r in hybrid.convex(kw, vec, alpha=0.5)}
+    kw = [Hit(id="a", score=10.0), Hit(id="b", score=0.0)]
+    vec = [Hit(id="b", score=0.9), Hit(id="c", score=0.1)]
+    out = {r.id: r.score for r in hybrid.convex({"keyword": kw, "vector": vec})}
     assert out == {"a": 0.5, "b": 0.5, "c": 0.0}
+    out = {r.id: r.score for r in hybrid.convex({"keyword": kw, "vector": vec}, weights={"keyword": 3, "vector": 1})}
+    assert out == {"a": 0.75, "b": 0.25, "c": 0.0}
+
+
+def test_hybrid_search_fuses_its_legs_with_search_time_knobs(tmp_path):
+    docs = [{"id": "x", "title": "badge perdu", "body": "badge"}, {"id": "y", "title": "congés", "body": "vacances"},
+            {"id": "z", "title": "repas", "body": "cantine"}]
+    keyword = bm25.build_index(docs)
+    vector = vectors.VectorIndex(docs, Counting(), cache=vectors.VectorCache(Counting(), folder=tmp_path))
+    h = hybrid.Hybrid({"keyword": keyword, "vector": vector})
+    hits = h.search("badge", limit=3)
+    assert hits[0].id == "x" and set(hits[0].parts) == {"keyword", "vector"}
+    assert hits[0].extra["ranks"]["keyword"] == 1
+    legs = h.leg_rankings("badge")
+    expected = hybrid.rrf(legs, k=60)
+    assert [r.id for r in hits] == [r.id for r in expected][:3]
+    # k and the weights are search-time: nothing is rebuilt, the order follows.
+    only_vector = h.search("badge", limit=3, weights={"keyword": 0, "vector": 1})
+    assert [r.id for r in only_vector] == [r.id for r in legs["vector"]][:3]
 
 
 def test_metrics_by_hand():
@@ -126,3 +152,16 @@ def test_metrics_by_hand():
     out = evaluate({"q1": run, "q2": []}, [{"id": "q1", "question": "", "relevant": rel},
                                            {"id": "q2", "question": "", "relevant": {}}])
     assert out["questions"] == 1 and out["skipped"] == 1 and out["MRR"] == 0.5
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: average_precision(["a", "a", "a"], {"a": 1}), "more than once"),
+    (lambda: ndcg(["a", "a"], {"a": 2}, 5), "more than once"),
+    (lambda: precision(["a"], {"a": 1}, -1), "k must be 1 or more"),
+    (lambda: precision(["a"], {"a": 1}, 0), "k must be 1 or more"),
+    (lambda: recall(["a"], {"a": 1}, -1), "k must be 1 or more"),
+    (lambda: reciprocal_rank("abc", {"a": 1}), "not a string"),
+])
+def test_metrics_refuse_what_would_make_them_lie(call, message):
+    with pytest.raises(BadArgument, match=message):
+        call()
