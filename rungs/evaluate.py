@@ -96,3 +96,119 @@ def evaluate(run, questions: list[dict], metrics: dict | None = None) -> dict:
     out["questions"] = len(judged)
     out["skipped"] = len(questions) - len(judged)
     return out
+
+
+# ---------------------------------------------------------------- is a difference real?
+
+def per_question(run, questions: list[dict], metric=None) -> dict[str, float]:
+    """One metric's value for every judged question (question id → value): what a paired test compares.
+
+    ``metric``: a function (ranking, relevant) → value, or a name of ``METRICS`` (default ``"MRR"``).
+    """
+    metric = METRICS[metric or "MRR"] if metric is None or isinstance(metric, str) else metric
+    out = {}
+    for q in questions:
+        if any(g > 0 for g in q["relevant"].values()):
+            ranking = run[q["id"]] if isinstance(run, dict) else run(q["question"])
+            out[q["id"]] = metric(ranking, q["relevant"])
+    return out
+
+
+def paired_test(a: dict[str, float], b: dict[str, float], *, trials: int = 10_000, seed: int = 0) -> dict:
+    """Is system b better than system a on the same questions, or is the difference luck?
+
+    Two tools a reader can check by hand, both on the per-question differences b − a:
+
+    - a **sign-flip randomization test** (Fisher's, as in ranx and Smucker et
+      al., CIKM 2007): if the two systems were interchangeable, each
+      difference would be as likely positive as negative; flip the signs at
+      random ``trials`` times and count how often the mean difference is at
+      least as far from 0 as the one observed. Two-sided p-value.
+    - a **95 % bootstrap interval** of the mean difference (questions drawn
+      with replacement): if it contains 0, there is no measurable difference.
+
+    Also: how many questions improved, degraded, stayed equal. Deterministic (``seed``).
+    """
+    import numpy as np
+
+    common = sorted(set(a) & set(b))
+    if set(a) != set(b):
+        raise BadArgument("the two systems must be scored on the same questions")
+    check_int(trials, "trials", low=100, high=1_000_000)
+    diff = np.array([b[q] - a[q] for q in common], dtype=np.float64)
+    n = len(diff)
+    out = {"n": n, "mean_a": float(np.mean([a[q] for q in common])) if n else 0.0,
+           "mean_b": float(np.mean([b[q] for q in common])) if n else 0.0,
+           "diff": float(diff.mean()) if n else 0.0,
+           "improved": int((diff > 1e-12).sum()), "degraded": int((diff < -1e-12).sum())}
+    out["equal"] = n - out["improved"] - out["degraded"]
+    if n == 0 or not diff.any():
+        return {**out, "p": 1.0, "ci95": (0.0, 0.0), "sd": 0.0}
+    rng = np.random.default_rng(seed)
+    signs = rng.choice([-1.0, 1.0], size=(trials, n))
+    flipped = np.abs((signs * diff).mean(axis=1))
+    # +1 on both sides: the observed assignment is one of the possible ones (never p = 0).
+    out["p"] = float((np.sum(flipped >= abs(diff.mean()) - 1e-12) + 1) / (trials + 1))
+    boot = diff[rng.integers(0, n, size=(trials, n))].mean(axis=1)
+    out["ci95"] = (float(np.quantile(boot, 0.025)), float(np.quantile(boot, 0.975)))
+    out["sd"] = float(diff.std(ddof=1)) if n > 1 else 0.0
+    return out
+
+
+def holm(pvalues: dict[str, float]) -> dict[str, float]:
+    """Holm–Bonferroni: p-values adjusted for testing several systems against one baseline."""
+    order = sorted(pvalues, key=pvalues.get)
+    adjusted, running = {}, 0.0
+    for i, name in enumerate(order):
+        running = max(running, min(1.0, (len(order) - i) * pvalues[name]))
+        adjusted[name] = running
+    return adjusted
+
+
+def questions_needed(diff: float, sd: float, *, alpha: float = 0.05, power: float = 0.8) -> int | None:
+    """About how many questions a paired test needs to detect a mean difference ``diff`` (normal approximation).
+
+    n ≈ ((z₁₋α/₂ + z_power) · sd / diff)²; None when the difference is 0.
+    """
+    from statistics import NormalDist
+
+    if not diff or not math.isfinite(diff) or not math.isfinite(sd):
+        return None
+    z = NormalDist().inv_cdf(1 - alpha / 2) + NormalDist().inv_cdf(power)
+    return max(2, math.ceil((z * sd / abs(diff)) ** 2))
+
+
+def compare(runs: dict, questions: list[dict], *, baseline: str, metric=None, trials: int = 10_000) -> list[dict]:
+    """Every system against a baseline, on the same questions: means, the difference, its 95 % interval,
+    the paired test's p-value (and Holm's adjustment for the number of systems), improved / degraded.
+
+    Like PyTerrier's ``pt.Experiment``: a table of means alone invites the reader to over-read a 0.01.
+    """
+    if baseline not in runs:
+        raise BadArgument(f"baseline {baseline!r} is not one of the runs {list(runs)}")
+    scores = {name: per_question(run, questions, metric) for name, run in runs.items()}
+    tests = {name: paired_test(scores[baseline], s, trials=trials) for name, s in scores.items() if name != baseline}
+    adjusted = holm({name: t["p"] for name, t in tests.items()}) if tests else {}
+    base = scores[baseline]
+    rows = [{"system": baseline, "mean": sum(base.values()) / len(base) if base else 0.0, "diff": None,
+             "ci95": None, "p": None, "p_holm": None, "improved": None, "degraded": None, "n": len(base)}]
+    for name, t in tests.items():
+        rows.append({"system": name, "mean": t["mean_b"], "diff": t["diff"], "ci95": t["ci95"], "p": t["p"],
+                     "p_holm": adjusted[name], "improved": t["improved"], "degraded": t["degraded"], "n": t["n"]})
+    return rows
+
+
+def comparison_table(rows: list[dict], *, metric: str = "MRR", alpha: float = 0.05) -> str:
+    """``compare``'s rows as fixed-width text; a difference is called significant only when Holm's p < alpha."""
+    from .display import Table
+
+    lines = [f"{'system':<28} {metric:>7} {'diff':>7}  {'95% interval':<17} {'p':>6} {'p Holm':>7} {'+/-':>7}  verdict"]
+    for r in rows:
+        if r["diff"] is None:
+            lines.append(f"{r['system'][:28]:<28} {r['mean']:>7.3f} {'':>7}  {'(baseline)':<17} {'':>6} {'':>7} {'':>7}")
+            continue
+        low, high = r["ci95"]
+        verdict = ("better" if r["diff"] > 0 else "worse") if r["p_holm"] < alpha else "no measurable difference"
+        lines.append(f"{r['system'][:28]:<28} {r['mean']:>7.3f} {r['diff']:>+7.3f}  [{low:+.3f}, {high:+.3f}]  "
+                     f"{r['p']:>6.3f} {r['p_holm']:>7.3f} {r['improved']:>3}/{r['degraded']:<3}  {verdict}")
+    return Table("\n".join(lines))

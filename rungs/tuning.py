@@ -88,3 +88,37 @@ def line(frame, x: str, values: list[str], *, ax=None, title: str = ""):
     ax.set_title(title)
     ax.grid(alpha=0.3)
     return ax
+
+
+def held_out(param_grid: dict, run_fn, questions: list[dict], *, baseline=None, metric: str = "MRR",
+             seed: int = 0, progress: bool = False) -> dict:
+    """Tune on one half, report on the other: the honest way to choose knobs for *your* collection.
+
+    Sweeps ``param_grid`` with ``run_fn(question_text, **setting)`` on the tuning
+    half, keeps the best setting for ``metric`` (ties: the first in grid order),
+    and scores it on the held-out half — beside ``baseline`` (a run function,
+    e.g. BM25 alone) with a paired test on the held-out questions. Returns the
+    best setting, its score on both halves, the baseline's held-out score, the
+    test, and the whole sweep.
+    """
+    from .evaluate import METRICS, paired_test, per_question
+
+    tune, held = split(questions, seed=seed)
+    frame = sweep(param_grid, run_fn, tune, metrics={metric: METRICS[metric]}, progress=progress)
+    best_row = frame.loc[frame[metric].idxmax()]
+    best = {k: _plain(best_row[k]) for k in param_grid}
+    chosen = lambda q: run_fn(q, **best)
+    out = {"best": best, "tune": float(best_row[metric]), "sweep": frame, "tune_questions": len(tune),
+           "held_questions": len(held)}
+    held_scores = per_question(chosen, held, METRICS[metric])
+    out["held"] = sum(held_scores.values()) / len(held_scores) if held_scores else 0.0
+    if baseline is not None:
+        base_scores = per_question(baseline, held, METRICS[metric])
+        out["baseline_held"] = sum(base_scores.values()) / len(base_scores) if base_scores else 0.0
+        out["test"] = paired_test(base_scores, held_scores)
+    return out
+
+
+def _plain(value):
+    """A pandas cell back to a plain Python value (numpy floats print as np.float64(…) otherwise)."""
+    return value.item() if hasattr(value, "item") else value

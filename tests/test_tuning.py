@@ -122,3 +122,54 @@ def test_sweep_has_one_row_per_setting():
                          lambda q, **kw: fast.search(q, limit=10, explain=False, **kw), questions, progress=False)
     assert len(frame) == 6 and {"k1", "b", "MRR", "recall@5", "nDCG@5"} <= set(frame.columns)
     assert frame["MRR"].between(0, 1).all()
+
+
+def test_paired_test_tells_a_real_difference_from_luck():
+    same = {f"q{i}": (i % 3) / 2 for i in range(40)}
+    t = ev.paired_test(same, same)
+    assert t["p"] == 1.0 and t["ci95"] == (0.0, 0.0) and t["equal"] == 40
+    better = {q: min(1.0, v + 0.5) for q, v in same.items()}
+    t = ev.paired_test(same, better)
+    assert t["p"] < 0.001 and t["ci95"][0] > 0 and t["improved"] > 0 and t["degraded"] == 0
+    # Noise: one question better, one worse, by the same amount — nothing to see.
+    noise = dict(same, q0=same["q0"] + 0.5, q3=same["q3"] - 0.5)
+    t = ev.paired_test(same, noise)
+    assert t["p"] > 0.5 and t["ci95"][0] <= 0 <= t["ci95"][1]
+    with pytest.raises(ev.BadArgument, match="same questions"):
+        ev.paired_test(same, {"q0": 1.0})
+
+
+def test_paired_test_agrees_with_ranx_fisher(handbook_runs):
+    from ranx import Qrels, Run, compare
+
+    judged, runs = handbook_runs
+    qrels = Qrels({q["id"]: dict(q["relevant"]) for q in judged})
+    ranx_runs = []
+    for name, run in runs.items():
+        r = Run({qid: {h.id: float(len(ranking) - i) for i, h in enumerate(ranking)} or {"none": 0.0}
+                 for qid, ranking in run.items()}, name=name)
+        ranx_runs.append(r)
+    report = compare(qrels, ranx_runs, metrics=["mrr"], stat_test="fisher", n_permutations=20000,
+                     random_seed=0, make_comparable=True)
+    theirs = report.to_dict()["bm25"]["comparisons"]["all"]["mrr"]
+    a = ev.per_question(runs["bm25"], judged)
+    b = ev.per_question(runs["all"], judged)
+    ours = ev.paired_test(a, b, trials=20000)["p"]
+    assert abs(ours - theirs) < 0.01 or (ours < 0.001 and theirs < 0.001), (ours, theirs)
+
+
+def test_holm_and_questions_needed():
+    assert ev.holm({"a": 0.01, "b": 0.04, "c": 0.03}) == {"a": 0.03, "c": 0.06, "b": 0.06}
+    # sd 0.2, difference 0.05: (2.80 × 4)² ≈ 126 questions.
+    assert 120 <= ev.questions_needed(0.05, 0.2) <= 130
+    assert ev.questions_needed(0.0, 0.2) is None
+
+
+def test_held_out_tunes_on_one_half_and_reports_the_other():
+    pages, questions = load_pages(), load_questions()
+    index = bm25.build_index(pages, stopwords=True)
+    out = tuning.held_out({"k1": [0.0, 1.2]}, lambda q, **kw: index.search(q, limit=10, **kw), questions,
+                          baseline=lambda q: index.search(q, limit=10))
+    assert out["best"]["k1"] in (0.0, 1.2) and isinstance(out["best"]["k1"], float)
+    assert out["tune_questions"] + out["held_questions"] == sum(1 for q in questions if q["relevant"])
+    assert 0 <= out["held"] <= 1 and out["test"]["n"] == out["held_questions"]
