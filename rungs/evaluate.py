@@ -212,3 +212,95 @@ def comparison_table(rows: list[dict], *, metric: str = "MRR", alpha: float = 0.
         lines.append(f"{r['system'][:28]:<28} {r['mean']:>7.3f} {r['diff']:>+7.3f}  [{low:+.3f}, {high:+.3f}]  "
                      f"{r['p']:>6.3f} {r['p_holm']:>7.3f} {r['improved']:>3}/{r['degraded']:<3}  {verdict}")
     return Table("\n".join(lines))
+
+
+# ---------------------------------------------------------------- answers, not rankings
+
+#: Number words an answer may spell out; after normalisation « trois mois » and « 3 mois » are the same fact.
+NUMBER_WORDS = {"deux": "2", "trois": "3", "quatre": "4", "cinq": "5", "six": "6", "sept": "7", "huit": "8",
+                "neuf": "9", "dix": "10", "onze": "11", "douze": "12", "treize": "13", "quatorze": "14",
+                "quinze": "15", "seize": "16", "vingt": "20", "trente": "30", "quarante": "40",
+                "cinquante": "50", "soixante": "60", "cent": "100", "mille": "1000", "premier": "1er"}
+
+
+def answer_words(text: str) -> list[str]:
+    """An answer as the rule reads it: folded words, number words as digits, « 1 500 » as « 1500 ».
+
+    « 2,5 jours » and « 2.5 jours » both become ['2', '5', 'jours']: a decimal is two numbers in a row.
+    """
+    from .text import tokenise
+
+    words = [NUMBER_WORDS.get(w, w) for w in tokenise(text or "")]
+    out: list[str] = []
+    for w in words:
+        # A group of three digits after a number of one to three digits is a thousands separator (1 500 €).
+        if out and w.isdigit() and len(w) == 3 and out[-1].isdigit() and len(out[-1]) <= 3 and _grouped(out):
+            out[-1] += w
+        else:
+            out.append(w)
+    return out
+
+
+def _grouped(out: list[str]) -> bool:
+    # « 2,5 » is a decimal (the second part is not three digits); « 1 500 » is one number.
+    return not (len(out) >= 2 and out[-2].isdigit())
+
+
+def has_fact(fact: str, answer: str) -> bool:
+    """Does the answer state ``fact``? Variants are separated by « | »; each must appear as a run of words."""
+    words = answer_words(answer)
+    for variant in str(fact).split("|"):
+        want = answer_words(variant)
+        for i in range(len(words) - len(want) + 1):
+            # « 5 jours » is not in « 2,5 jours »: a number right after a number is its decimal part.
+            split_decimal = want and want[0].isdigit() and i > 0 and words[i - 1].isdigit()
+            if want and words[i:i + len(want)] == want and not split_decimal:
+                return True
+    return False
+
+
+def score_answer(answer: str | None, question: dict, cited: list[str] = ()) -> dict:
+    """One generated answer held against the question's reference: a rule a learner can read.
+
+    - ``abstained``: the answer is « je ne sais pas » (or none at all);
+    - ``correct``: for a question no page answers, abstaining; otherwise, not
+      abstaining and stating every key fact (``has_fact``);
+    - ``facts``: each key fact → found or not (the reason an answer is wrong);
+    - citations, for an answered question: ``citation_precision`` (cited pages
+      that hold the evidence, or at least help, over cited pages) and
+      ``citation_recall`` (evidence pages cited over evidence pages). A cited
+      passage id « page#3 » counts as its page.
+    """
+    from .rag import is_no_answer
+
+    text = answer or ""
+    abstained = not text.strip() or is_no_answer(text)
+    answerable = bool(question.get("relevant"))
+    facts = {f: has_fact(f, text) for f in question.get("key_facts", [])} if answerable else {}
+    correct = (not abstained and all(facts.values()) and bool(facts)) if answerable else abstained
+    out = {"id": question["id"], "answerable": answerable, "abstained": abstained, "correct": correct,
+           "facts": facts, "citation_precision": None, "citation_recall": None}
+    pages = list(dict.fromkeys(str(c).split("#")[0] for c in cited))
+    evidence = {e["page"] for e in question.get("evidence", [])}
+    if answerable and not abstained and pages:
+        useful = evidence | {p for p, g in question["relevant"].items() if g > 0}
+        out["citation_precision"] = sum(p in useful for p in pages) / len(pages)
+        out["citation_recall"] = sum(p in pages for p in evidence) / len(evidence) if evidence else None
+    elif answerable and not abstained:
+        out["citation_precision"], out["citation_recall"] = 0.0, 0.0 if evidence else None
+    return out
+
+
+def answer_report(scored: list[dict]) -> dict:
+    """The scores of many answers, summed up: accuracy, abstention where right and where wrong, citations."""
+    answerable = [s for s in scored if s["answerable"]]
+    unanswerable = [s for s in scored if not s["answerable"]]
+    mean = lambda xs: sum(xs) / len(xs) if xs else None
+    return {"answers": len(scored),
+            "accuracy": mean([s["correct"] for s in scored]),
+            "correct_answerable": mean([s["correct"] for s in answerable]),
+            "abstained_when_answerable": mean([s["abstained"] for s in answerable]),
+            "abstained_when_unanswerable": mean([s["abstained"] for s in unanswerable]),
+            "citation_precision": mean([s["citation_precision"] for s in answerable if s["citation_precision"] is not None]),
+            "citation_recall": mean([s["citation_recall"] for s in answerable if s["citation_recall"] is not None]),
+            "answerable": len(answerable), "unanswerable": len(unanswerable)}
