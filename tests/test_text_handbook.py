@@ -37,35 +37,6 @@ def test_bad_options_are_named():
         tokenise("x", stopwords="english")
 
 
-def test_handbook_meets_the_counts():
-    pages = load_pages()
-    assert len(pages) >= 60
-    assert len({p["id"] for p in pages}) == len(pages)
-    lengths = [len(tokenise(p["body"])) for p in pages]
-    assert [p["id"] for p in pages if p["body"] is None] == ["charte-graphique"]
-    assert max(lengths) >= 800 and min(n for n in lengths if n) <= 12
-    assert "œ" in "".join(page_text(p) for p in pages)  # ligatures are there to be folded
-
-
-def test_questions_meet_the_counts_and_their_kinds_hold():
-    pages = {p["id"]: p for p in load_pages()}
-    questions = load_questions()
-    kinds = [q["kind"] for q in questions]
-    assert len(questions) >= 80
-    assert kinds.count("paraphrase") >= 20 and kinds.count("unanswerable") >= 10
-    for q in questions:
-        assert all(pid in pages for pid in q["relevant"]), q["id"]
-        assert (q["kind"] == "unanswerable") == (not q["relevant"]), q["id"]
-        words = set(tokenise(q["question"], stopwords=True, stem=True))
-        shared = [words & set(tokenise(page_text(pages[pid]), stopwords=True, stem=True))
-                  for pid in q["relevant"]]
-        if q["kind"] == "paraphrase":
-            # "shares no word" is checked with the most generous matching: stop words out, stems in.
-            assert not any(shared), (q["id"], shared)
-        if q["kind"] == "lexical":
-            assert all(shared), q["id"]
-
-
 def _write(folder, name, text):
     (folder / name).write_text(text, encoding="utf-8")
 
@@ -106,7 +77,7 @@ def test_question_file_errors(tmp_path):
     with pytest.raises(HandbookError, match="duplicate question id"):
         load_questions(file)
     file.write_text('{"id": "q1", "question": "x", "relevant": {"a": 3}}\n', encoding="utf-8")
-    with pytest.raises(HandbookError, match="grades must be 1 or 2"):
+    with pytest.raises(HandbookError, match="grades must be 0, 1 or 2"):
         load_questions(file)
     file.write_text("not json\n", encoding="utf-8")
     with pytest.raises(HandbookError, match="line 1: not JSON"):
