@@ -11,9 +11,12 @@ A page is one Markdown file in ``handbook/pages/`` with a small front matter:
 
 The questions (``handbook/questions.jsonl``) are the ground truth of every
 evaluation in the collection: one JSON object per line with ``id``,
-``question``, ``relevant`` (page id → grade: 2 answers it, 1 helps) and
-``kind`` (``lexical``: shares words with its page; ``paraphrase``: shares no
-content word with it; ``unanswerable``: no page answers it).
+``question``, ``english`` (a gloss), ``kind`` (``lexical``: shares a content
+word with its page; ``paraphrase``: shares no word root with it;
+``unanswerable``: no page answers it), ``judgments`` (page id → grade: 2
+answers it, 1 helps, 0 judged not relevant; pooled from several systems, see
+``handbook/README.md``), and the reference answer: ``answer``, ``key_facts``,
+``evidence``.
 
 Cost: reading 70 small files, a few milliseconds.
 """
@@ -21,10 +24,12 @@ Cost: reading 70 small files, a few milliseconds.
 from __future__ import annotations
 
 import json
+import os
 from collections import Counter
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from .errors import RungsError
+from .errors import MAX_TEXT_CHARS, BadArgument, RungsError, _short, check_text
 
 HANDBOOK = Path(__file__).resolve().parent.parent / "handbook"
 _FIELDS = ("id", "title", "section")
@@ -35,7 +40,11 @@ class HandbookError(RungsError, ValueError):
 
 
 def _parse(path: Path) -> dict:
-    text = path.read_text(encoding="utf-8")
+    try:
+        # utf-8-sig: a byte-order mark (what some Windows editors write first) is not part of the text.
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as err:
+        raise HandbookError(f"{path.name}: not UTF-8 text (byte {err.start}): save it as UTF-8") from None
     lines = text.split("\n")
     # The front matter is the block between the first two lines that hold only ---.
     if not lines or lines[0].strip() != "---":
@@ -62,6 +71,8 @@ def _parse(path: Path) -> dict:
 
 def load_pages(path: str | Path | None = None) -> list[dict]:
     """Every page of the handbook, sorted by id: ``id``, ``title``, ``body`` (or None), ``section``."""
+    if path is not None and not isinstance(path, (str, os.PathLike)):
+        raise BadArgument(f"path must be a folder's path, not {type(path).__name__} {_short(path)}")
     folder = Path(path) if path is not None else HANDBOOK / "pages"
     if not folder.is_dir():
         raise HandbookError(f"{folder}: no such folder of pages")
@@ -87,6 +98,8 @@ def load_questions(path: str | Path | None = None) -> list[dict]:
     ``evidence`` (page id and the sentence that supports the answer) and
     ``english`` (a gloss of the question) are there when the file has them.
     """
+    if path is not None and not isinstance(path, (str, os.PathLike)):
+        raise BadArgument(f"path must be a file's path, not {type(path).__name__} {_short(path)}")
     file = Path(path) if path is not None else HANDBOOK / "questions.jsonl"
     try:
         raw_text = file.read_text(encoding="utf-8")
@@ -104,6 +117,8 @@ def load_questions(path: str | Path | None = None) -> list[dict]:
             raise HandbookError(f"{file.name}, line {number}: not JSON ({err.msg})") from None
         if not isinstance(q, dict) or not q.get("id") or not q.get("question"):
             raise HandbookError(f"{file.name}, line {number}: needs at least 'id' and 'question'")
+        if not isinstance(q["id"], str) or not isinstance(q["question"], str):
+            raise HandbookError(f"{file.name}, line {number}: 'id' and 'question' must be strings")
         if q["id"] in seen:
             raise HandbookError(f"{file.name}, line {number}: duplicate question id {q['id']!r}")
         seen.add(q["id"])
@@ -118,15 +133,61 @@ def load_questions(path: str | Path | None = None) -> list[dict]:
 
 
 def page_text(page: dict) -> str:
-    """Title and body as one text, the way the vector leg and the model read a page."""
-    return page["title"] + ("\n\n" + page["body"] if page.get("body") else "")
+    """Title and body as one text, the way the vector leg and the model read a page (a missing title is empty)."""
+    return (page.get("title") or "") + ("\n\n" + page["body"] if page.get("body") else "")
 
 
 def passage_text(doc: dict) -> str:
     """What a passage says: its ``text`` if it has one, else its page's title and body."""
-    return doc["text"] if "text" in doc else page_text(doc)
+    return doc["text"] if doc.get("text") is not None else page_text(doc)
 
 
 def duplicates(ids) -> list:
     """The ids that occur more than once, sorted (each rung says in its own words why that is refused)."""
     return sorted(i for i, n in Counter(ids).items() if n > 1)
+
+
+#: The text fields every rung may read from a document; each is a string, or missing, or None.
+TEXT_FIELDS = ("title", "body", "text")
+
+
+def check_documents(documents, *, name: str = "documents", fields=(), tokens: bool = False) -> list[dict]:
+    """The one rule for what a rung accepts as documents; every builder calls it before any work.
+
+    ``documents`` is a list (any iterable but a string or a dict) of dicts. Each has an ``id``: a
+    non-empty string or an integer (not a bool: True would pass as 1); ids are unique as text
+    (3 and "3" are one id). ``title``, ``body``, ``text`` and the ``fields`` named by the rung are
+    strings of at most ``MAX_TEXT_CHARS`` characters, or missing, or None (``tokens``: a list of
+    words is accepted too, for text tokenised beforehand). Anything else is a ``BadArgument`` that
+    names the document. Returns the documents as a list.
+    """
+    if isinstance(documents, (str, bytes, Mapping)) or not isinstance(documents, Iterable):
+        raise BadArgument(f"{name} must be a list of dicts (each with an 'id'), not {type(documents).__name__}")
+    documents = list(documents)
+    fields = tuple(dict.fromkeys((*TEXT_FIELDS, *fields)))
+    for i, doc in enumerate(documents):
+        where = f"{name}[{i}]"
+        if not isinstance(doc, Mapping):
+            raise BadArgument(f"{where} must be a dict with an 'id', not {type(doc).__name__} {_short(doc)}")
+        if "id" not in doc:
+            raise BadArgument(f"{where} has no 'id': every document needs one, to be cited and found again")
+        doc_id = doc["id"]
+        if (isinstance(doc_id, bool) or not isinstance(doc_id, (str, int))
+                or (isinstance(doc_id, str) and not doc_id.strip())
+                or (isinstance(doc_id, int) and doc_id.bit_length() > 63)):  # an id is a name, not a quantity
+            raise BadArgument(f"{where} has id {_short(doc_id)} ({type(doc_id).__name__}): "
+                              "an id is a non-empty string or an integer of at most 18 digits")
+        if isinstance(doc_id, str):
+            check_text(doc_id, f"{where}'s id", max_chars=1000)
+        where = f"{name}[{i}] (id {_short(doc_id)})"
+        for field in fields:
+            value = doc.get(field)
+            if tokens and isinstance(value, list):
+                if not all(isinstance(w, str) for w in value):
+                    raise BadArgument(f"{where}: {field} as a list must hold words (strings)")
+                continue
+            check_text(value, f"{where}: {field}", max_chars=MAX_TEXT_CHARS, allow_none=True)
+    dup = duplicates(str(d["id"]) for d in documents)
+    if dup:
+        raise BadArgument(f"duplicate document ids {dup[:5]} in {name}: each document needs its own id")
+    return documents
