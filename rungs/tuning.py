@@ -43,8 +43,9 @@ def sweep(param_grid: dict, run_fn, questions: list[dict], *, metrics: dict | No
     names = list(param_grid)
     settings = [dict(zip(names, values)) for values in itertools.product(*(param_grid[n] for n in names))]
     if progress:
-        from tqdm.auto import tqdm
-        settings_iter = tqdm(settings, desc="sweep", leave=True)
+        # Plain text updated in place, not a tqdm widget: a saved widget shows « 0% » forever in a static view.
+        from .display import progress as _progress
+        settings_iter = _progress(settings, desc="sweep")
     else:
         settings_iter = settings
     rows = []
@@ -95,7 +96,9 @@ def held_out(param_grid: dict, run_fn, questions: list[dict], *, baseline=None, 
     """Tune on one half, report on the other: the honest way to choose knobs for *your* collection.
 
     Sweeps ``param_grid`` with ``run_fn(question_text, **setting)`` on the tuning
-    half, keeps the best setting for ``metric`` (ties: the first in grid order),
+    half, keeps the best setting for ``metric`` — ties go to the first setting in
+    grid order, so list each knob's default first: a knob then moves away from
+    its default only when the tuning half says so —
     and scores it on the held-out half — beside ``baseline`` (a run function,
     e.g. BM25 alone) with a paired test on the held-out questions. Returns the
     best setting, its score on both halves, the baseline's held-out score, the
