@@ -17,6 +17,8 @@ Each module is one rung of the ladder (or one shared concept the rungs use):
 - ``fastbm25``  N1's arithmetic as sparse matrices, for sweeps and benchmarks
 - ``tuning``    splits, sweeps and their plots
 - ``cacm``      a real judged English collection, to check BM25 against a published score
+- ``documents`` your own folder: PDF, Word, HTML, Markdown, text read and indexed on disk, incrementally
+- ``cli``       ``python -m rungs index | search | ask`` over that index
 """
 
 __version__ = "0.1.0"

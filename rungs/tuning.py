@@ -13,12 +13,24 @@ from __future__ import annotations
 
 import itertools
 import random
+from collections.abc import Iterable, Mapping
 
-from .evaluate import METRICS, evaluate
+from .errors import BadArgument, check_bool, check_choice, check_int, check_names
+from .evaluate import METRICS, _check_questions, evaluate
+
+#: The most settings one sweep may try: each costs a ranking per question, and a grid's size is a
+#: product (five knobs of twenty values are 3.2 million settings — days, not a sweep).
+MAX_SETTINGS = 10_000
 
 
 def split(questions: list[dict], *, seed: int = 0, answerable_only: bool = True) -> tuple[list, list]:
     """Two halves, shuffled with a fixed seed, each kind of question divided evenly between them."""
+    # An integer seed: random.Random hashes anything else, and a NaN's hash changes from run to run.
+    seed = check_int(seed, "seed")
+    check_bool(answerable_only, "answerable_only")
+    questions = _check_questions(questions)
+    if any(not isinstance(q.get("kind", ""), str) for q in questions):
+        raise BadArgument("a question's 'kind' must be text (lexical, paraphrase, unanswerable…)")
     pool = [q for q in questions if q["relevant"]] if answerable_only else list(questions)
     rng = random.Random(seed)
     tune, held = [], []
@@ -40,8 +52,12 @@ def sweep(param_grid: dict, run_fn, questions: list[dict], *, metrics: dict | No
     """
     import pandas as pd
 
-    names = list(param_grid)
-    settings = [dict(zip(names, values)) for values in itertools.product(*(param_grid[n] for n in names))]
+    grid = check_grid(param_grid)
+    if not callable(run_fn):
+        raise BadArgument(f"run_fn must be a function (question_text, **setting) → ranking, not {type(run_fn).__name__}")
+    check_bool(progress, "progress")
+    names = list(grid)
+    settings = [dict(zip(names, values)) for values in itertools.product(*(grid[n] for n in names))]
     if progress:
         # Plain text updated in place, not a tqdm widget: a saved widget shows « 0% » forever in a static view.
         from .display import progress as _progress
@@ -53,6 +69,26 @@ def sweep(param_grid: dict, run_fn, questions: list[dict], *, metrics: dict | No
         scores = evaluate(lambda q, s=setting: run_fn(q, **s), questions, metrics or METRICS)
         rows.append({**setting, **{k: v for k, v in scores.items() if k not in ("questions", "skipped")}})
     return pd.DataFrame(rows)
+
+
+def check_grid(param_grid) -> dict[str, list]:
+    """A grid: knob name → a non-empty list of values; a bare string is refused (it would sweep its letters)."""
+    if not isinstance(param_grid, Mapping):
+        raise BadArgument(f"param_grid must be a dict of knob → values to try, not {type(param_grid).__name__}")
+    check_names(list(param_grid), "param_grid's knobs")
+    grid, size = {}, 1
+    for name, values in param_grid.items():
+        if isinstance(values, (str, bytes, Mapping)) or not isinstance(values, Iterable):
+            raise BadArgument(f"param_grid[{name!r}] must be a list of values, like [{values!r}], "
+                              f"not {type(values).__name__} {values!r}"[:200])
+        grid[name] = list(values)
+        if not grid[name]:
+            raise BadArgument(f"param_grid[{name!r}] is empty: give at least one value to try")
+        size *= len(grid[name])
+    if size > MAX_SETTINGS:
+        raise BadArgument(f"param_grid has {size:,} settings; a sweep tries at most {MAX_SETTINGS:,} "
+                          "(sweep fewer knobs at a time, or fewer values)")
+    return grid
 
 
 def heatmap(frame, x: str, y: str, value: str, *, ax=None, title: str = ""):
@@ -91,28 +127,46 @@ def line(frame, x: str, values: list[str], *, ax=None, title: str = ""):
     return ax
 
 
-def held_out(param_grid: dict, run_fn, questions: list[dict], *, baseline=None, metric: str = "MRR",
-             seed: int = 0, progress: bool = False) -> dict:
+def held_out(param_grid: dict, run_fn, questions: list[dict], *, baseline=None, default: dict | None = None,
+             metric: str = "MRR", alpha: float = 0.05, seed: int = 0, progress: bool = False) -> dict:
     """Tune on one half, report on the other: the honest way to choose knobs for *your* collection.
 
     Sweeps ``param_grid`` with ``run_fn(question_text, **setting)`` on the tuning
-    half, keeps the best setting for ``metric`` — ties go to the first setting in
-    grid order, so list each knob's default first: a knob then moves away from
-    its default only when the tuning half says so —
-    and scores it on the held-out half — beside ``baseline`` (a run function,
-    e.g. BM25 alone) with a paired test on the held-out questions. Returns the
-    best setting, its score on both halves, the baseline's held-out score, the
-    test, and the whole sweep.
+    half and keeps the best setting for ``metric`` — ties go to the first setting
+    in grid order, so list each knob's default first. With ``default`` (one
+    setting of the grid, e.g. the vector leg weighted 0: BM25 alone), the best
+    replaces the default only if a paired test on the tuning half says it is
+    better (p < ``alpha``): out of many settings one always looks better by
+    luck, so a knob leaves its default only on evidence (``kept_default`` says
+    which happened). The choice is then scored on the held-out half — beside
+    ``baseline`` (a run function) with a paired test. Returns the setting, its
+    score on both halves, the baseline's held-out score, the tests, the sweep.
     """
     from .evaluate import METRICS, paired_test, per_question
 
+    check_choice(metric, "metric", METRICS)
+    if baseline is not None and not callable(baseline):
+        raise BadArgument(f"baseline must be a run function (or None), not {type(baseline).__name__}")
+    names = list(param_grid)
+    if default is not None:
+        if not isinstance(default, dict) or set(default) != set(names) or \
+                any(default[n] not in list(param_grid[n]) for n in names):
+            raise BadArgument(f"default must be one setting of the grid (a value of each of {names}), not {default!r}")
     tune, held = split(questions, seed=seed)
     frame = sweep(param_grid, run_fn, tune, metrics={metric: METRICS[metric]}, progress=progress)
-    best_row = frame.loc[frame[metric].idxmax()]
-    best = {k: _plain(best_row[k]) for k in param_grid}
-    chosen = lambda q: run_fn(q, **best)
-    out = {"best": best, "tune": float(best_row[metric]), "sweep": frame, "tune_questions": len(tune),
-           "held_questions": len(held)}
+    # The settings in the sweep's own order: a pandas row would turn the integers of a mixed row into floats.
+    settings = [dict(zip(names, values)) for values in itertools.product(*(param_grid[n] for n in names))]
+    best = settings[int(frame[metric].values.argmax())]
+    out = {"best": best, "tune": float(frame[metric].max()), "sweep": frame, "tune_questions": len(tune),
+           "held_questions": len(held), "kept_default": False}
+    if default is not None and best != default:
+        on_tune = {name: per_question(lambda q, s=s: run_fn(q, **s), tune, METRICS[metric])
+                   for name, s in (("default", default), ("best", best))}
+        out["tune_test"] = paired_test(on_tune["default"], on_tune["best"])
+        if not (out["tune_test"]["diff"] > 0 and out["tune_test"]["p"] < alpha):
+            out.update(best=dict(default), kept_default=True,
+                       tune=sum(on_tune["default"].values()) / max(1, len(on_tune["default"])))
+    chosen = lambda q: run_fn(q, **out["best"])
     held_scores = per_question(chosen, held, METRICS[metric])
     out["held"] = sum(held_scores.values()) / len(held_scores) if held_scores else 0.0
     if baseline is not None:

@@ -10,6 +10,7 @@ import pytest
 from rungs import llm
 
 KEY = "sk-test-SECRET-never-printed"
+BROKEN_STREAM = "<a stream cut in the middle>"
 
 
 def completion(text, finish="stop"):
@@ -34,6 +35,8 @@ class Fake:
                 fake.requests.append({"body": body, "auth": self.headers.get("Authorization")})
                 status, payload, headers, delay = fake.script.pop(0)
                 time.sleep(delay)
+                if payload == BROKEN_STREAM:
+                    return self.broken_stream()
                 data = payload.encode() if isinstance(payload, str) else json.dumps(payload).encode()
                 try:
                     self.send_response(status)
@@ -44,6 +47,19 @@ class Fake:
                     self.wfile.write(data)
                 except (BrokenPipeError, ConnectionResetError):
                     pass
+
+            def broken_stream(self):
+                """One streamed piece, then the connection drops in the middle of the body."""
+                self.protocol_version = "HTTP/1.1"
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Transfer-Encoding", "chunked")
+                self.end_headers()
+                piece = b'data: {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "fake", ' \
+                        b'"choices": [{"index": 0, "delta": {"content": "Bonj"}, "finish_reason": null}]}\n\n'
+                self.wfile.write(f"{len(piece):x}\r\n".encode() + piece + b"\r\n")
+                self.wfile.flush()
+                self.close_connection = True  # and no final zero-length chunk: the body is cut
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
@@ -126,11 +142,58 @@ def test_empty_completion_is_named(fake):
         f.client().chat(MESSAGES)
 
 
-def test_json_mode_rejected_with_400_is_asked_again_without_it(fake):
-    f = fake((400, {"error": {"message": "response_format not supported"}}, {}, 0), (200, completion('{"a": 1}'), {}, 0))
+def test_json_mode_refused_at_every_level_ends_without_it_and_says_so(fake):
+    refused = (400, {"error": {"message": "response_format not supported"}}, {}, 0)
+    f = fake(refused, refused, refused, (200, completion('{"a": 1}'), {}, 0))
     result = f.client().chat(MESSAGES, json_schema={"type": "object"})
-    assert "response_format" in f.requests[0]["body"] and "response_format" not in f.requests[1]["body"]
-    assert "rejected JSON mode" in result.notes[0]
+    sent = [r["body"].get("response_format") for r in f.requests]
+    assert [s and s["type"] for s in sent] == ["json_schema", "json_object", "json_object", None]
+    assert "schema" in sent[1] and "schema" not in sent[2]
+    assert "refused json_schema (HTTP 400), json_object+schema (HTTP 400), json_object (HTTP 400)" in result.notes[0]
+    assert any("rejected JSON mode" in n for n in result.notes)
+
+
+def test_a_llama_cpp_room_server_500_on_json_schema_steps_down_once_and_remembers(fake):
+    # llama-cpp-python answers HTTP 500 to OpenAI's json_schema form: probed once, never retried three times.
+    f = fake((500, {"error": {"message": "Internal Server Error"}}, {}, 0), (200, completion('{"a": 1}'), {}, 0),
+             (200, completion('{"a": 2}'), {}, 0))
+    client = f.client()
+    first = client.chat(MESSAGES, json_schema={"type": "object"})
+    assert first.text == '{"a": 1}' and len(f.requests) == 2
+    assert "refused json_schema (HTTP 500); accepted json_object+schema (remembered for this endpoint)" in first.notes[0]
+    second = f.client().chat(MESSAGES, json_schema={"type": "object"})  # another client, same endpoint
+    assert second.text == '{"a": 2}' and len(f.requests) == 3 and second.notes == []
+    assert f.requests[2]["body"]["response_format"] == {"type": "json_object", "schema": {"type": "object"}}
+
+
+def test_an_outage_while_probing_is_still_model_unavailable_and_nothing_is_remembered(fake):
+    f = fake(*[(500, {"error": {"message": "down"}}, {}, 0)] * 6)
+    with pytest.raises(llm.ModelUnavailable, match="HTTP 500 3 times"):
+        f.client(retries=2).chat(MESSAGES, json_schema={"type": "object"})
+    assert len(f.requests) == 6 and (f.url, "fake") not in llm._ACCEPTED
+
+
+def test_a_stream_cut_in_the_middle_is_model_unavailable(fake):
+    f = fake((200, BROKEN_STREAM, {}, 0))
+    pieces = []
+    with pytest.raises(llm.ModelUnavailable, match="broke after 1 pieces") as info:
+        for piece in f.client().stream(MESSAGES):
+            pieces.append(piece)
+    assert pieces == ["Bonj"] and not isinstance(info.value, llm.ModelServerCrashed)
+
+
+def test_a_crash_record_becomes_a_named_error_with_signal_log_and_fix(monkeypatch):
+    monkeypatch.setattr(llm, "llama_build", lambda: {"kind": "other", "version": "0.3.36"})
+    record = {"pid": 4242, "returncode": -11, "signal": "SIGSEGV", "during": "serving",
+              "tail": ["INFO: POST /v1/chat/completions", "ggml_backend_amx_mul_mat"], "log": "/x/llama.log"}
+    err = llm._crashed(record, "during the request")
+    assert isinstance(err, llm.ModelServerCrashed) and isinstance(err, llm.ModelUnavailable)
+    text = str(err)
+    assert "pid 4242" in text and "SIGSEGV" in text and "ggml_backend_amx_mul_mat" in text
+    assert "without native CPU flags" in err.hint and "bash run.sh lab" in err.hint and err.signal == "SIGSEGV"
+    corrupt = llm._crashed({"pid": 7, "returncode": 1, "during": "starting", "model": "/m.gguf",
+                            "tail": ["ValueError: Failed to load model from file: /m.gguf"]}, "while starting")
+    assert "exited with status 1 while starting" in str(corrupt) and "python -m rungs.llm prepare" in corrupt.hint
 
 
 def test_hosted_endpoints_get_the_json_schema_form(fake):
@@ -156,6 +219,7 @@ def test_a_corrupt_model_part_is_a_model_file_error(tmp_path, monkeypatch):
     assert not list((tmp_path / "models").glob("*.gguf"))  # nothing half-written is left as the model
 
 
+@pytest.mark.model
 def test_the_real_local_model_answers_through_the_sdk():
     client = llm.Client()
     assert llm.LOCAL_MODEL_NAME in client.models()

@@ -1,0 +1,154 @@
+"""``python -m rungs index | search | ask``: what a learner types, what they read back.
+
+In-process through ``rungs.cli.main([...])`` (argv[0] is the command), and once
+as a real subprocess. Errors are one line on stderr with the fix, never a
+traceback; exit 1 when refused, 2 when the command line does not parse.
+``ask`` runs against ``ScriptedClient`` (a test double, selected by a hidden
+option or ``RUNGS_SCRIPTED_REPLIES``; never the default).
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from rungs import cli
+
+REPO = Path(__file__).resolve().parent.parent
+BUNDLED = REPO / "notebooks" / "data" / "my-documents"
+
+
+@pytest.fixture
+def folder(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    monkeypatch.delenv("RUNGS_SCRIPTED_REPLIES", raising=False)
+    root = tmp_path / "docs"
+    shutil.copytree(BUNDLED, root)
+    monkeypatch.chdir(tmp_path)
+    return root
+
+
+def run(capsys, *argv):
+    code = cli.main(list(argv))
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    return code, out, err
+
+
+@pytest.fixture
+def indexed(folder, capsys):
+    code, out, err = run(capsys, "index", str(folder), "--no-vectors")
+    assert code == 0, err
+    return folder
+
+
+def test_index_reports_what_was_read_and_what_was_not(folder, capsys):
+    code, out, err = run(capsys, "index", str(folder), "--no-vectors")
+    assert code == 0 and err == ""
+    assert "14 documents" in out and "14 added" in out
+    assert "avantages/accord-interessement.pdf: not a readable PDF" in out
+    assert "archives/note-1998.txt: not UTF-8 text" in out
+    assert "index: docs/.rungs/index.sqlite" in out and ".~lock" not in out
+    code, out, _ = run(capsys, "index", str(folder), "--no-vectors")
+    assert code == 0 and "0 added, 0 changed, 0 removed, 14 unchanged; 0 read" in out
+
+
+def test_search_any_keyword_rung_with_its_knobs_and_explanations(indexed, capsys):
+    code, out, _ = run(capsys, "search", "harcèlement sexiste", "--index", str(indexed), "--rung", "bm25", "--explain")
+    assert code == 0
+    first = out.splitlines()[1]
+    assert "reglement-interieur.pdf, p. 2" in first or "reglement-interieur.pdf, p. 3" in first
+    assert "« harcelement »" in out and "best: passage" in out
+    code, out, _ = run(capsys, "search", "congés payés", "--index", str(indexed), "--rung", "fts", "--passages",
+                       "--match", "all", "--limit", "3")
+    assert code == 0 and "conges/conges-payes.pdf#1" in out and "fts · passages · 14 documents of docs/" in out
+    code, out, _ = run(capsys, "search", "badge", "--index", str(indexed), "--rung", "bm25", "--k1", "0",
+                       "--b", "0", "--title-weight", "3", "--rollup", "sum", "--top", "3")
+    assert code == 0 and "temps-de-travail/pointage.txt" in out
+
+
+def test_search_finds_the_index_of_the_current_folder(indexed, capsys, monkeypatch):
+    monkeypatch.chdir(indexed)
+    code, out, _ = run(capsys, "search", "titres-restaurant", "--rung", "fts")
+    assert code == 0 and "avantages/titres-restaurant.html" in out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["search", "x", "--index", "nowhere"], "error: no index at nowhere: run  python -m rungs index FOLDER  first"),
+    (["search", "x", "--rung", "fts", "--k1", "2"], "error: --k1: FTS5's bm25() has k1 = 1.2 and b = 0.75 compiled in"),
+    (["search", "x", "--rung", "bm25", "--k", "10"], "error: --k, --window and the leg weights are fusion knobs"),
+    (["search", "x", "--rung", "bm25", "--limit", "-1"], "error: limit must be 0 or more, not -1"),
+    (["search", "x", "--rung", "bm25", "--b", "2"], "error: b must be at most 1, not 2"),
+    (["index", "no-such-folder"], "error: no-such-folder: no such folder"),
+    (["ask", "x", "--rung", "bm25", "--passages", "9"], "error: --passages must be between 1 and 4, not 9"),
+])
+def test_a_refusal_is_one_line_with_the_fix_and_exit_1(indexed, capsys, argv, message):
+    argv = [*argv, "--index", str(indexed)] if argv[0] != "index" and "--index" not in argv else argv
+    code, out, err = run(capsys, *argv)
+    assert code == 1 and out == ""
+    assert err.startswith(message) and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("argv", [["search"], ["search", "x", "--rung", "sql"], ["index"], ["ask", "x", "--k", "a"],
+                                  ["nope"], []])
+def test_a_command_line_that_does_not_parse_is_exit_2(capsys, argv):
+    assert cli.main(argv) == 2
+    assert "usage:" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", ["index", "search", "ask"])
+def test_help_says_what_it_is_for_what_it_costs_and_shows_an_example(capsys, command):
+    assert cli.main([command, "--help"]) == 0
+    out = capsys.readouterr().out
+    assert f"python -m rungs {command}" in out and "what it costs" in out and "example" in out
+    assert "scripted" not in out  # the test double is not advertised
+
+
+def test_ask_prints_the_answer_and_its_sources_as_files_and_pages(indexed, capsys):
+    question = "Quelles sanctions disciplinaires le règlement prévoit-il ?"
+    from rungs.documents import open_index
+    sent = [h.id for h in open_index(indexed).retriever("bm25").search(question, limit=4, level="passage")]
+    pdf = next(i for i in sent if i.startswith("reglement-interieur.pdf"))
+    reply = json.dumps({"answer": "Observation écrite, avertissement, mise à pied, licenciement.", "sources": [pdf]})
+    code, out, err = run(capsys, "ask", question, "--index", str(indexed), "--rung", "bm25",
+                         "--scripted-replies", json.dumps([reply]))
+    assert code == 0, err
+    assert "answer:   Observation écrite" in out
+    assert "sources:\n  - reglement-interieur.pdf, p. " in out and "(Règlement intérieur)" in out
+    assert "4 passage(s) sent" in out and "1 model call(s)" in out
+
+
+def test_ask_says_je_ne_sais_pas_and_refuses_an_invented_source(indexed, capsys, monkeypatch):
+    monkeypatch.setenv("RUNGS_SCRIPTED_REPLIES", json.dumps(['{"answer": "Je ne sais pas.", "sources": []}']))
+    code, out, _ = run(capsys, "ask", "Quel temps fera-t-il demain ?", "--index", str(indexed), "--rung", "bm25")
+    assert code == 0 and "answer:   je ne sais pas" in out and "sources:" not in out
+    monkeypatch.setenv("RUNGS_SCRIPTED_REPLIES", json.dumps(['{"answer": "Oui.", "sources": ["secret.pdf#1"]}']))
+    code, out, err = run(capsys, "ask", "Le badge est-il gratuit ?", "--index", str(indexed), "--rung", "bm25")
+    assert code == 1 and err.startswith("error: the answer cites ['secret.pdf#1'], never sent")
+
+
+@pytest.mark.encoder
+def test_index_with_vectors_then_the_hybrid_default(folder, capsys):
+    code, out, _ = run(capsys, "index", str(folder))
+    assert code == 0 and "passages encoded" in out and " 0 passages encoded" not in out
+    code, out, _ = run(capsys, "search", "Combien de jours de vacances ai-je par an ?", "--index", str(folder),
+                       "--explain", "--vector-weight", "2")
+    assert code == 0 and "hybrid · documents" in out and "vector leg, rank" in out
+    assert "conges/conges-payes.pdf" in out
+
+
+def test_python_m_rungs_search_in_a_real_process(indexed):
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    done = subprocess.run([sys.executable, "-m", "rungs", "search", "congés payés", "--index",
+                           str(indexed), "--rung", "bm25", "--limit", "2"],
+                          capture_output=True, text=True, env=env, timeout=120, cwd=indexed.parent)
+    assert done.returncode == 0, done.stderr
+    assert "conges/conges-payes.pdf" in done.stdout.splitlines()[1] and done.stderr == ""
+    missing = subprocess.run([sys.executable, "-m", "rungs", "search", "x", "--index", "nowhere"],
+                             capture_output=True, text=True, env=env, timeout=120, cwd=indexed.parent)
+    assert missing.returncode == 1 and missing.stdout == "" and missing.stderr.count("\n") == 1
+    assert "Traceback" not in missing.stderr

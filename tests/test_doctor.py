@@ -1,0 +1,68 @@
+"""``python -m rungs doctor``: passes on this machine; each failing check is a ✗ with its fix, and exit 1."""
+
+import pytest
+
+from rungs import doctor, llm
+
+
+@pytest.mark.model
+def test_the_doctor_passes_here(capsys):
+    assert doctor.main(["doctor"]) == 0
+    out = capsys.readouterr().out
+    lines = [line for line in out.splitlines() if line[:1] in (doctor.OK, doctor.FAIL)]
+    assert len(lines) == len(doctor.CHECKS) + 1 and all(line.startswith(doctor.OK) for line in lines), out
+    assert "ready for the workshop" in out and " s  " in lines[0]  # every line carries its measured time
+
+
+def test_a_missing_model_is_a_cross_with_its_fix_and_exit_1(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("RUNGS_LOCAL_MODEL", str(tmp_path / "missing.gguf"))
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    assert doctor.main(["doctor"]) == 1
+    out = capsys.readouterr().out
+    model_line = next(line for line in out.splitlines() if "model file" in line)
+    assert model_line.startswith(doctor.FAIL) and "missing.gguf does not exist" in model_line
+    assert "    fix: point RUNGS_LOCAL_MODEL at an existing .gguf file" in out
+    assert any(line.startswith(f"{doctor.FAIL} completion") for line in out.splitlines())
+    assert "fix each ✗" in out
+
+
+def test_an_amx_cpu_with_a_native_build_is_a_cross_and_the_portable_build_is_not(monkeypatch):
+    monkeypatch.setattr(doctor, "_cpu_flags", lambda: {"avx2", "amx_tile", "amx_int8", "amx_bf16"})
+    monkeypatch.setattr(llm, "llama_build", lambda: {"version": "0.3.36", "kind": "other", "key": None,
+                                                     "origin": "an index (pip or conda)"})
+    c = doctor.Check("llama.cpp")
+    doctor.check_llama_build(c)
+    assert not c.ok and "SIGSEGV" in c.detail and "bash run.sh lab" in c.fix
+    monkeypatch.setattr(llm, "llama_build", lambda: {"version": "0.3.36", "kind": "portable", "key": "k", "origin": "x"})
+    c = doctor.Check("llama.cpp")
+    doctor.check_llama_build(c)
+    assert c.ok, c.detail
+
+
+def test_a_cpu_without_avx2_is_told_how_to_build_for_it(monkeypatch):
+    monkeypatch.setattr(doctor, "_cpu_flags", lambda: {"sse4_2", "avx"})
+    monkeypatch.setattr(doctor.platform, "machine", lambda: "x86_64")
+    c = doctor.Check("cpu")
+    doctor.check_cpu(c)
+    assert not c.ok and "needs AVX2" in c.detail and "RUNGS_LLAMA_BUILD=fast" in c.fix
+
+
+def test_a_connection_off_this_machine_is_a_cross_and_loopback_is_not(monkeypatch):
+    monkeypatch.setattr(doctor, "_SEEN", ["127.0.0.1", "::1"])
+    c = doctor.Check("offline")
+    doctor.check_offline(c, endpoint_host=None)
+    assert c.ok and "2 connection(s), all to this machine" in c.detail
+    monkeypatch.setattr(doctor, "_SEEN", ["127.0.0.1", "203.0.113.7"])  # recorded, never dialled here
+    c = doctor.Check("offline")
+    doctor.check_offline(c, endpoint_host=None)
+    assert not c.ok and "203.0.113.7" in c.detail and "HF_HUB_OFFLINE=1" in c.fix
+    c = doctor.Check("offline")
+    doctor.check_offline(c, endpoint_host="203.0.113.7")  # the endpoint the learner configured is allowed
+    assert c.ok
+
+
+def test_hub_downloads_switched_back_on_are_a_cross(monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "0")
+    c = doctor.Check("offline")
+    doctor.check_offline(c, endpoint_host=None)
+    assert not c.ok and "HF_HUB_OFFLINE" in c.fix

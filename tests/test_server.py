@@ -1,0 +1,214 @@
+"""The shared local model server, for real: crashes are named, kernels share one server, none is left behind.
+
+Each test gets its own server directory (``RUNGS_SERVER_DIR``) and a short
+grace, so it never touches the server a JupyterLab on this machine may be
+using, and it stops everything it started (checked at teardown).
+"""
+
+import json
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from rungs import llm
+
+ROOT = Path(__file__).resolve().parent.parent
+HELLO = [{"role": "user", "content": "Réponds par un seul mot : oui ou non. Paris est-elle en France ?"}]
+LONG = [{"role": "user", "content": "Écris les nombres de 1 à 300 en toutes lettres, un par ligne."}]
+
+needs_llama = pytest.mark.skipif(not llm.llama_build()["version"], reason="llama-cpp-python is not installed")
+
+
+@pytest.fixture
+def own_servers(tmp_path, monkeypatch):
+    """A server directory of this test's own, a 3-second grace, and nothing left running afterwards."""
+    directory = tmp_path / "servers"
+    monkeypatch.setenv("RUNGS_SERVER_DIR", str(directory))
+    monkeypatch.setenv("RUNGS_SERVER_GRACE", "3")
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    yield directory
+    llm.stop_servers(directory)
+    assert not llm.running_servers(directory)
+    # A supervisor may be finishing a stop of its own (idle, grace) at this very moment: seconds, not more.
+    _wait_until(lambda: not [p for p in llm._rungs_processes() if str(directory) in " ".join(p["argv"])], 20,
+                "every server process of this test ends")
+
+
+def _reader(proc: subprocess.Popen) -> queue.Queue:
+    """The lines a child prints, as they come (a thread reads them: select() and buffered reads do not mix)."""
+    lines = queue.Queue()
+
+    def pump():
+        for line in proc.stdout:
+            lines.put(line)
+        lines.put("")
+
+    threading.Thread(target=pump, daemon=True).start()
+    return lines
+
+
+def _readline(lines: queue.Queue, timeout: float = 180.0) -> str:
+    """The next line, or fail (never hang the suite)."""
+    try:
+        return lines.get(timeout=timeout)
+    except queue.Empty:
+        raise AssertionError(f"no output within {timeout:.0f} s") from None
+
+
+def _wait_until(condition, timeout: float, what: str):
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what}: not within {timeout:.0f} s")
+        time.sleep(0.2)
+
+
+@pytest.mark.model
+def test_killed_between_calls_restarts_and_a_crash_during_a_request_or_a_stream_is_named(own_servers):
+    client = llm.Client(timeout=120)
+    assert client.chat(HELLO, max_tokens=3).text.strip()
+    server = llm.local_server()
+    first_pid, first_port = server.pid, server.port
+
+    # Killed between two calls: the next call starts a new server, and the SDK follows it to its new port.
+    os.kill(first_pid, signal.SIGKILL)
+    _wait_until(lambda: not llm._alive(first_pid), 5, "SIGKILL ends the server")
+    again = client.chat(HELLO, max_tokens=3)
+    assert again.text.strip() and server.pid != first_pid
+    assert client._sdk_url == server.base_url and (server.port != first_port or server.pid != first_pid)
+    assert any("SIGKILL" in n and "new one" in n for n in again.notes), again.notes
+
+    # Dies during a request (what an AMX CPU does to a native build): named, with signal, log and fix.
+    failure = []
+
+    def long_call():
+        try:
+            client.chat(LONG, max_tokens=600)
+        except Exception as err:  # the assertion below says which
+            failure.append(err)
+
+    worker = threading.Thread(target=long_call)
+    worker.start()
+    time.sleep(1.5)  # the server is reading the prompt or writing
+    os.kill(server.pid, signal.SIGSEGV)
+    worker.join(60)
+    assert failure and isinstance(failure[0], llm.ModelServerCrashed), failure
+    err = failure[0]
+    assert err.signal == "SIGSEGV" and "SIGSEGV" in str(err) and "during the request" in str(err)
+    assert err.log_tail and "What to do:" in str(err) and "The next call starts a new server." in str(err)
+
+    # The same during a stream, after the first pieces arrived.
+    pieces = []
+    with pytest.raises(llm.ModelServerCrashed, match="SIGSEGV") as info:
+        for piece in client.stream(LONG, max_tokens=600):
+            pieces.append(piece)
+            if len(pieces) == 2:
+                os.kill(llm.local_server().pid, signal.SIGSEGV)
+    assert "while streaming" in str(info.value) and len(pieces) >= 2
+
+    # And the next call simply works.
+    assert client.chat(HELLO, max_tokens=3).text.strip()
+    assert len(llm.running_servers(own_servers)) == 1
+
+
+@needs_llama
+def test_a_server_that_never_starts_is_named_with_its_log_tail(own_servers, tmp_path, monkeypatch):
+    corrupt = tmp_path / "corrupt.gguf"
+    corrupt.write_bytes(b"GGUF" + os.urandom(4096))
+    monkeypatch.setenv("RUNGS_LOCAL_MODEL", str(corrupt))
+    with pytest.raises(llm.ModelServerCrashed) as info:
+        llm.Client().chat(HELLO, max_tokens=3)
+    text = str(info.value)
+    assert "exited with status" in text and "while starting" in text and info.value.log_tail
+    assert "Failed to load model" in text and "RUNGS_LOCAL_MODEL" in info.value.hint
+    assert not llm.running_servers(own_servers)
+
+
+SHARE = ("import sys, time\nfrom rungs import llm\ns = llm.local_server()\n"
+         "print(s.port, s.pid, flush=True)\ntime.sleep(300)\n")
+
+
+@pytest.mark.model
+def test_kernels_share_one_server_which_stops_when_they_are_all_gone(own_servers):
+    def kernel():
+        return subprocess.Popen([sys.executable, "-c", SHARE], stdout=subprocess.PIPE, text=True, cwd=ROOT)
+
+    a, b = kernel(), kernel()  # at the same instant: the file lock lets only one of them start a server
+    seen_a, seen_b = _readline(_reader(a)), _readline(_reader(b))
+    assert seen_a == seen_b, (seen_a, seen_b)
+    [state] = llm.running_servers(own_servers)
+    assert sorted(state["users"]) == sorted([a.pid, b.pid])
+
+    a.kill()  # SIGKILL: no atexit, no goodbye
+    a.wait()
+    c = kernel()
+    assert _readline(_reader(c)) == seen_a  # reused, not a second server
+    _wait_until(lambda: sorted(llm.running_servers(own_servers)[0]["users"]) == sorted([b.pid, c.pid]),
+                10, "the killed kernel is dropped from the users")
+    ours = [p for p in llm._rungs_processes() if str(own_servers) in " ".join(p["argv"])
+            or p["role"] == "llama-server" and p["ppid"] == state["supervisor"]]
+    assert sorted(p["role"] for p in ours) == ["llama-server", "supervisor"]
+
+    for k in (b, c):
+        k.kill()
+        k.wait()
+    # Every user gone: the server stops by itself after its grace (3 s here).
+    _wait_until(lambda: not llm.running_servers(own_servers) and not llm._alive(state["pid"]), 20,
+                "the server stops once its users are gone")
+    record = json.loads((own_servers / f"{state['key']}.exit.json").read_text())
+    assert record["stopped"] == "no process used it for 3 s"
+
+
+@pytest.mark.model
+def test_an_idle_server_stops_and_the_next_call_starts_it_again(own_servers, monkeypatch):
+    monkeypatch.setenv("RUNGS_SERVER_IDLE", "2")
+    monkeypatch.setenv("RUNGS_SERVER_GRACE", "60")
+    client = llm.Client()
+    client.chat(HELLO, max_tokens=3)
+    _wait_until(lambda: not llm.running_servers(own_servers), 15, "the idle server stops")
+    result = client.chat(HELLO, max_tokens=3)
+    assert any("was stopped (no call for 2 s)" in n for n in result.notes), result.notes
+
+
+@pytest.mark.model
+def test_a_room_server_used_as_a_remote_endpoint_gets_structured_output(own_servers, monkeypatch):
+    port = llm._free_port()
+    room = subprocess.Popen([sys.executable, "-m", "rungs.llm", "serve", "--host", "127.0.0.1", "--port", str(port),
+                             "--threads", "1"], stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    try:
+        exports, lines = {}, _reader(room)
+        while "RUNGS_MODEL" not in exports:
+            line = _readline(lines)
+            assert line, "the room server exited before printing what learners export"
+            if line.startswith("export "):
+                name, _, value = line[len("export "):].strip().partition("=")
+                exports[name] = value
+        assert exports == {"OPENAI_BASE_URL": f"http://127.0.0.1:{port}/v1", "RUNGS_MODEL": llm.LOCAL_MODEL_NAME}
+        for name, value in exports.items():
+            monkeypatch.setenv(name, value)
+        client = llm.Client()  # exactly what a learner's kernel builds from those two lines
+        assert not client.local
+        schema = {"type": "object", "properties": {"answer": {"type": "string"},
+                                                   "sources": {"type": "array", "items": {"enum": ["p1", "p2"]}}},
+                  "required": ["answer", "sources"]}
+        ask = [{"role": "user", "content": 'Extrait p1 : « Les congés sont de 25 jours par an. » Question : combien '
+                                           'de jours de congés ? Réponds en JSON {"answer": ..., "sources": [...]}.'}]
+        first = client.chat(ask, json_schema=schema, max_tokens=60)
+        reply = json.loads(first.text)
+        assert set(reply) >= {"answer", "sources"} and set(reply["sources"]) <= {"p1", "p2"}
+        assert any("refused json_schema (HTTP 500); accepted json_object+schema" in n for n in first.notes), first.notes
+        second = client.chat(ask, json_schema=schema, max_tokens=60)
+        assert not [n for n in second.notes if "structured output" in n]  # remembered: no second probe
+        assert not llm.running_servers(own_servers)  # the room server is not rungs' local one
+    finally:
+        room.send_signal(signal.SIGTERM)
+        room.wait(30)
+    _wait_until(lambda: not [p for p in llm._rungs_processes() if f"{port}" in p["argv"]], 10,
+                "the room server's llama process ends with it")
