@@ -110,7 +110,8 @@ def _parser(command: str) -> argparse.ArgumentParser:
     fusion.add_argument("--k", type=float, default=None, help="RRF's constant: small, each leg's favourite wins; "
                         "large, what both legs find wins (60)")
     fusion.add_argument("--keyword-weight", type=float, default=None, help="the keyword leg's weight (1)")
-    fusion.add_argument("--vector-weight", type=float, default=None, help="the vector leg's weight (1)")
+    fusion.add_argument("--vector-weight", type=float, default=None,
+                        help="the vector leg's weight (0.25: BM25 leads until your own questions say otherwise)")
     fusion.add_argument("--window", type=int, default=None, help="how many results each leg brings (100)")
     # A test double for `ask`, never the default: replies written by hand instead of a model (rungs.llm.ScriptedClient).
     p.add_argument("--scripted-replies", help=argparse.SUPPRESS)

@@ -841,7 +841,7 @@ class FolderIndex:
         ``match``…; default: match any word). ``knobs``: default search-time knobs, e.g. ``k=30``,
         ``rollup="sum"``, ``level="passage"`` — each can also be given to ``search``.
         """
-        from .hybrid import ANSWER_RETRIEVER, Hybrid
+        from .hybrid import YOUR_DOCUMENTS, Hybrid
 
         rung = check_choice(rung, "rung", ("fts", "bm25", "vectors", "hybrid"))
         size = self.size if size is None else check_int(size, "size", low=50, high=1_000_000)
@@ -859,9 +859,9 @@ class FolderIndex:
                 inner = vector
             else:
                 keyword = self._bm25(size, overlap, stopwords, stem).with_knobs(
-                    **{"match": ANSWER_RETRIEVER["match"], **(keyword_knobs or {})})
-                inner = Hybrid({"keyword": keyword, "vector": vector}, method=ANSWER_RETRIEVER["method"],
-                               k=ANSWER_RETRIEVER["k"], weights=ANSWER_RETRIEVER["weights"])
+                    **{"match": YOUR_DOCUMENTS["match"], **(keyword_knobs or {})})
+                inner = Hybrid({"keyword": keyword, "vector": vector}, method=YOUR_DOCUMENTS["method"],
+                               k=YOUR_DOCUMENTS["k"], weights=YOUR_DOCUMENTS["weights"])
         retriever = FolderRetriever(inner, passages, self._titles())
         return retriever.with_knobs(**knobs) if knobs else retriever
 

@@ -178,6 +178,14 @@ class Hybrid(Retriever):
 ANSWER_RETRIEVER = {"match": "any", "method": "rrf", "k": 5, "weights": {"keyword": 1.0, "vector": 2.0}}
 
 
+#: The hybrid for a collection nobody has tuned yet (``python -m rungs search/ask``, notebook 07): BM25 leads,
+#: the vector leg weighs a quarter. Not the best anywhere; chosen because it was never measurably worse than
+#: BM25 alone on any question set we have — the handbook (where it is better), and long real documents (the
+#: GIMP manual in French, titles' and model-written questions), where a vector leg weighted like the keyword
+#: one pulls a good keyword ranking down (benchmarks/README.md). Tune it on your own questions (notebook 07).
+YOUR_DOCUMENTS = {"match": "any", "method": "rrf", "k": 60, "weights": {"keyword": 1.0, "vector": 0.25}}
+
+
 def answer_retriever(documents: list[dict], encoder=None) -> Hybrid:
     """The one retriever notebooks 03–05 (and ``python -m rungs ask``) retrieve with: BM25 + vectors, fused.
 
