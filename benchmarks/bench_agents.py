@@ -12,7 +12,7 @@ fence code is random per request); the costs are what this measures.
 import statistics
 import time
 
-from rungs import bm25, decide, hybrid, llm, research, vectors
+from rungs import decide, hybrid, llm, research
 from rungs.handbook import load_pages, load_questions, page_text
 
 TYPED = {
@@ -37,21 +37,20 @@ def main():
         out = decide.ask(state, TYPED, backend=backend)
         print(f"  {backend:<9} calls {out['calls']}  tokens in {out['input_tokens']:>4} out {out['output_tokens']:>4}  "
               f"{time.perf_counter() - start:5.1f} s  repaired {out['repaired']}")
-    index, encoder = bm25.build_index(pages, stopwords=True), vectors.default_encoder()
+    retriever = hybrid.answer_retriever(pages)
     q = state["question"]
-    top10 = [{"id": r["id"], "title": r["title"], "text": page_text(by_id[r["id"]])}
-             for r in hybrid.hybrid_search(q, pages, bm25.search(index, q, limit=70, match="all"), encoder, limit=10)]
+    top10 = [{"id": r.id, "title": r.title, "text": page_text(by_id[r.id])} for r in retriever.search(q, limit=10)]
     start = time.perf_counter()
     decide.rerank(q, top10, max_chars=450)
     print(f"  rerank 10 pages (logprobs, relevance 0–3): {time.perf_counter() - start:.1f} s, 10 calls")
 
     print("\nN5 — five handbook questions")
     questions = [x["question"] for x in load_questions() if x["kind"] == "lexical"][::15][:5]
-    search = research.default_search(pages)
+    search = research.default_retriever(pages)
     for mode in ("quick", "research"):
         seconds, calls, tokens, stages = [], [], [], {}
         for question in questions:
-            out = research.run(question, pages=pages, search=search, mode=mode)
+            out = research.run(question, pages=pages, retriever=search, mode=mode)
             seconds.append(out["seconds"])
             calls.append(len(out["tokens"]["calls"]))
             tokens.append(out["tokens"]["total"])

@@ -27,17 +27,17 @@ def timed(fn, repeat=5):
 
 def main():
     pages, questions = load_pages(), [q["question"] for q in load_questions()]
-    index, db = bm25.build_index(pages), fts.build(pages)
+    index, db = bm25.build_index(pages), fts.FtsIndex(pages)
     knobs = [dict(k1=k1) for k1 in (0.0, 0.6, 1.2, 2.0)] + [dict(b=b) for b in (0.0, 0.5, 1.0)] + \
             [dict(weights={"title": t, "body": 1.0}) for t in (0.0, 1.0, 3.0, 10.0)]
     n = len(questions) * len(knobs)
-    ours = timed(lambda: [bm25.search(index, q, limit=10, **kw) for q in questions for kw in knobs]) / n
-    sqlite = timed(lambda: [fts.search(db, q, limit=10, match="any") for q in questions for _ in knobs]) / n
+    ours = timed(lambda: [index.search(q, limit=10, **kw) for q in questions for kw in knobs]) / n
+    sqlite = timed(lambda: [db.search(q, limit=10, match="any") for q in questions for _ in knobs]) / n
     rebuild = timed(lambda: [bm25.build_index(pages) for _ in range(10)], repeat=3) / 10
     per_question = []
     for q in questions:
         start = time.perf_counter()
-        bm25.search(index, q, limit=10)
+        index.search(q, limit=10)
         per_question.append(time.perf_counter() - start)
     print(f"N1 re-rank (index kept)        {ours * 1e3:7.3f} ms per query and setting")
     print(f"FTS5 query (match any)         {sqlite * 1e3:7.3f} ms   ratio N1/FTS5 {ours / sqlite:5.2f}")

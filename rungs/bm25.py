@@ -33,12 +33,14 @@ touches only the pages that hold one of its words (well under a millisecond).
 
 from __future__ import annotations
 
+import heapq
 import math
+import numbers
 from collections import Counter
 
-from .errors import BadArgument, check_choice, check_names, check_number
-from .handbook import duplicates
-from .retrieval import Hit, Retriever, ordered
+from .errors import BadArgument, check_choice, check_int, check_names, check_number, check_query
+from .handbook import check_documents
+from .retrieval import Hit, Retriever
 from .text import tokenise
 
 #: SQLite FTS5's bm25(): flip these switches and N1 gives FTS5's scores to the last digit.
@@ -95,10 +97,11 @@ class Index(Retriever):
     def __init__(self, documents: list[dict], *, fields=("title", "body"), stopwords=None, stem=None):
         super().__init__()
         fields = check_names(fields, "fields")
+        if not fields:
+            raise BadArgument("fields must name at least one field to index, like ('title', 'body')")
+        documents = check_documents(documents, fields=fields)
+        tokenise("", stopwords=stopwords, stem=stem)  # the tokenizer's options are checked before any work
         ids = [str(d["id"]) for d in documents]
-        dup = duplicates(ids)
-        if dup:
-            raise BadArgument(f"duplicate document ids {dup}: each document needs its own id")
         self.ids, self.fields = ids, fields
         self.tokenizer = {"stopwords": stopwords, "stem": stem}  # queries are cut the same way
         self.postings: dict[str, dict[str, dict[str, int]]] = {}   # word → page id → field → count
@@ -121,7 +124,8 @@ class Index(Retriever):
 
     def query_words(self, query: str, repeats: str = "once") -> list[str]:
         """The query as the index sees it: cut by the same tokenizer; a repeated word once unless told."""
-        words = tokenise(query, **self.tokenizer)
+        check_choice(repeats, "repeats", ("once", "count"))
+        words = tokenise(check_query(query), **self.tokenizer)
         # A word typed twice is not twice as important (FTS5 and Lucene disagree: repeats="count").
         return list(dict.fromkeys(words)) if repeats == "once" else words
 
@@ -156,18 +160,29 @@ class Index(Retriever):
         avg = avg if avg > 0 else 1.0
         idfs = {w: idf(self.n_docs, len(self.postings.get(w, ())), knobs["idf"]) for w in set(words)}
 
+        def contribution(w, doc_id, dl):
+            per_field = self.postings.get(w, {}).get(doc_id, {})
+            f = sum(weight[fld] * n for fld, n in per_field.items())
+            return _term_score(idfs[w], f, k1, b, dl, avg, knobs["saturation"]) if f else 0.0
+
+        # Word by word, each page's score summed in the query's order (the order FTS5 adds in): the
+        # cost is the pages that hold each word, not every candidate page times every query word.
+        scores, dls = dict.fromkeys(candidates, 0.0), {}
+        for w in words:
+            for doc_id in self.postings.get(w, ()):
+                if doc_id in scores:
+                    if doc_id not in dls:
+                        dls[doc_id] = length(doc_id)
+                    scores[doc_id] += contribution(w, doc_id, dls[doc_id])
+        # Best first, ties by id; only the hits returned are explained word by word.
+        top = heapq.nsmallest(limit, scores.items(), key=lambda item: (-item[1], item[0]))
         hits = []
-        for doc_id in candidates:
-            dl = length(doc_id)
-            score, parts = 0.0, {}
+        for doc_id, score in top:
+            parts = {}
             for w in words:
-                per_field = self.postings.get(w, {}).get(doc_id, {})
-                f = sum(weight[fld] * n for fld, n in per_field.items())
-                part = _term_score(idfs[w], f, k1, b, dl, avg, knobs["saturation"]) if f else 0.0
-                score += part
-                parts[w] = parts.get(w, 0.0) + part
+                parts[w] = parts.get(w, 0.0) + contribution(w, doc_id, dls.get(doc_id) or length(doc_id))
             hits.append(Hit(id=doc_id, title=self.titles.get(doc_id, ""), score=score, parts=parts))
-        return ordered(hits)[:limit]
+        return hits
 
     def explain(self, hit: Hit, **knobs) -> list[dict]:
         """The arithmetic behind one hit, one row per query word: counts per field, f, idf, contribution.
@@ -175,6 +190,8 @@ class Index(Retriever):
         Pass the knobs the hit was searched with (``weights``, ``idf``) to see the same numbers.
         """
         settings = self._settings(knobs)
+        if not isinstance(hit, Hit):
+            raise BadArgument(f"hit must be one of this index's hits (a Hit), not {type(hit).__name__}")
         rows = []
         for w, part in (hit.parts or {}).items():
             per_field = self.postings.get(w, {}).get(hit.id, {})
@@ -196,6 +213,12 @@ def lucene_length(n: int) -> int:
     Exact below 40 words; above, only the 4 leading bits survive (rounded down,
     under 1/8 relative error). Lucene's average length stays exact.
     """
+    # A length is a whole number of words (a float that holds one is accepted: numpy sums are floats).
+    if isinstance(n, numbers.Integral) and not isinstance(n, bool):
+        n = check_int(n, "n", low=0, high=2**62)
+    elif isinstance(n, bool) or not isinstance(n, numbers.Real) or not math.isfinite(n) or n < 0 or n != int(n) \
+            or n > 2**62:
+        raise BadArgument(f"n must be a number of words (a whole number, 0 or more), not {n!r}")
     n = int(n)
     if n < 24:  # 24 = 255 − the largest 4-bit-mantissa code: small lengths are stored as they are
         return n
@@ -214,6 +237,9 @@ def idf(n_docs: int, n_with: int, kind: str = "lucene") -> float:
     ``fts5`` (Robertson–Spärck Jones): ln((N − n + 0.5)/(n + 0.5)); a word in more
     than half the documents would score negative, so FTS5 floors it at 1e-6.
     """
+    n_docs = check_int(n_docs, "n_docs", low=0)
+    # More documents holding a word than there are documents: a count from another collection.
+    n_with = check_int(n_with, "n_with", low=0, high=n_docs)
     if kind == "lucene":
         return math.log(1 + (n_docs - n_with + 0.5) / (n_with + 0.5))
     if kind == "fts5":

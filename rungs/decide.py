@@ -33,18 +33,25 @@ one short call per question. On the local model, a few seconds per call.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import time
+from collections.abc import Mapping
 
-from .errors import BadArgument, RungsError, check_choice, check_int
-from .handbook import duplicates, passage_text
+from .errors import BadArgument, RungsError, _short, check_choice, check_client, check_int, check_number, check_query
+from .handbook import check_documents, duplicates, passage_text
 from .llm import TruncatedCompletion, default_client
+from .rag import MAX_REPLY_CHARS, MAX_REPLY_DEPTH, UnusableReply, parse_json
 from .retrieval import Hit, Retriever, ordered
 
 TYPES = ("noul", "choice", "score")
 DRIFT = 0.05
 MAX_STATE_CHARS = 6000
+#: The largest state budget a caller may set: past it, a « decision » is a document sent to a model.
+MAX_STATE_BUDGET = 200_000
+#: One token answers a logprob question: a letter per option (A…Z), a digit per level (0…9).
+MAX_LOGPROB_OPTIONS, MAX_LOGPROB_LEVELS = 26, 10
 
 
 class DecisionError(RungsError, RuntimeError):
@@ -72,18 +79,23 @@ class NoAnswerObject(RungsError, ValueError):
 def check_questions(questions: dict) -> dict:
     """Refuse malformed questions before any call; return them with their option keys / levels made explicit."""
     if not isinstance(questions, dict) or not questions:
-        raise ValueError("questions must be a non-empty dict of id → question")
+        raise BadArgument("questions must be a non-empty dict of id → question")
     out = {}
     for qid, q in questions.items():
+        # The reply is a JSON object: its keys are text, so an id 1 would never find its answer "1".
+        if not isinstance(qid, str) or not qid.strip():
+            raise BadArgument(f"question id {_short(qid)} must be a non-empty string")
+        if not isinstance(q, Mapping):
+            raise BadArgument(f"question {qid!r} must be a dict with a type, instructions and criteria")
         kind = q.get("type")
         if kind not in TYPES:
-            raise ValueError(f"question {qid!r}: unknown type {kind!r} (use one of {', '.join(TYPES)})")
-        if not str(q.get("instructions", "")).strip():
-            raise ValueError(f"question {qid!r}: instructions are empty")
+            raise BadArgument(f"question {qid!r}: unknown type {_short(kind)} (use one of {', '.join(TYPES)})")
+        if not isinstance(q.get("instructions"), str) or not q["instructions"].strip():
+            raise BadArgument(f"question {qid!r}: instructions are empty (or not text)")
         criteria = q.get("criteria")
         if kind == "noul":
             if criteria is not None and not isinstance(criteria, dict):
-                raise ValueError(f"question {qid!r}: noul criteria are optional meanings {{'true': …, 'false': …}}")
+                raise BadArgument(f"question {qid!r}: noul criteria are optional meanings {{'true': …, 'false': …}}")
             out[qid] = {**q, "criteria": criteria or {}}
         elif kind == "choice":
             if isinstance(criteria, dict):
@@ -91,21 +103,30 @@ def check_questions(questions: dict) -> dict:
             elif isinstance(criteria, (list, tuple)):
                 keys, rubric = [str(k) for k in criteria], {str(k): None for k in criteria}
                 if duplicates(keys):
-                    raise ValueError(f"question {qid!r}: duplicate option keys {duplicates(keys)}")
+                    raise BadArgument(f"question {qid!r}: duplicate option keys {duplicates(keys)}")
             else:
-                raise ValueError(f"question {qid!r}: choice criteria are option key → rubric (or a list of keys)")
+                raise BadArgument(f"question {qid!r}: choice criteria are option key → rubric (or a list of keys)")
+            if not all(isinstance(k, str) and k.strip() for k in keys):
+                raise BadArgument(f"question {qid!r}: option keys must be non-empty strings (the reply names them)")
             if len(keys) < 2:
-                raise ValueError(f"question {qid!r}: a choice needs at least two options")
+                raise BadArgument(f"question {qid!r}: a choice needs at least two options")
             out[qid] = {**q, "criteria": rubric, "options": keys}
         else:
             if not isinstance(criteria, (list, tuple)) or len(criteria) < 2:
-                raise ValueError(f"question {qid!r}: score criteria are an ordered list of at least two levels")
+                raise BadArgument(f"question {qid!r}: score criteria are an ordered list of at least two levels")
             out[qid] = {**q, "criteria": list(criteria), "levels": list(criteria)}
     return out
 
 
 def render_state(state) -> str:
-    return state if isinstance(state, str) else json.dumps(state, ensure_ascii=False, indent=1)
+    """The state as the model reads it: text as it is, anything else as indented JSON."""
+    if isinstance(state, str):
+        return state
+    try:
+        return json.dumps(state, ensure_ascii=False, indent=1)
+    except (TypeError, ValueError, RecursionError) as err:  # an object, a cycle, nesting past the stack
+        raise BadArgument(f"state must be text or JSON data (dicts, lists, strings, numbers), "
+                          f"not {type(state).__name__} ({type(err).__name__}: {str(err)[:80]})") from None
 
 
 # ---------------------------------------------------------------- the chat backend
@@ -156,55 +177,65 @@ def answer_schema(questions: dict) -> dict:
 
 
 def extract_answer_object(text: str) -> dict:
-    """The answer object: the whole reply, a fenced block, or the first balanced {…} inside prose."""
+    """The answer object: the whole reply, a fenced block, or the first balanced {…} inside prose.
+
+    Linear in the reply's length, which is capped (``rag.MAX_REPLY_CHARS``): the braces are
+    matched in one pass, and a reply whose braces nest deeper than ``rag.MAX_REPLY_DEPTH`` holds
+    no answer object. Anything that cannot be read is ``NoAnswerObject``, never a raw error.
+    """
+    if text is not None and not isinstance(text, str):
+        raise NoAnswerObject(f"the reply is {type(text).__name__}, not text")
     body = (text or "").strip()
     if not body:
         raise NoAnswerObject("the reply is empty")
+    if len(body) > MAX_REPLY_CHARS:
+        raise NoAnswerObject(f"the reply has {len(body):,} characters (the limit is {MAX_REPLY_CHARS:,})")
     candidates = [body]
     if "```" in body:
         parts = body.split("```")
         candidates += [p.split("\n", 1)[1] if "\n" in p and not p.lstrip().startswith("{") else p
                        for p in parts[1::2]]
-    for candidate in candidates:
+    # The spans are found (and cut) only if the whole reply and its fenced blocks were not the object.
+    for candidate in itertools.chain(candidates, (body[s:e + 1] for s, e in _balanced(body))):
         try:
-            value = json.loads(candidate)
-            if isinstance(value, dict):
-                return value
-        except json.JSONDecodeError:
-            pass
-    # The first balanced object: braces counted outside strings, escapes respected.
-    for start in (i for i, ch in enumerate(body) if ch == "{"):
-        depth, in_string, escaped = 0, False, False
-        for end in range(start, len(body)):
-            ch = body[end]
-            if in_string:  # inside a string, braces are text; a backslash escapes the next character
-                if escaped:
-                    escaped = False
-                elif ch == "\\":
-                    escaped = True
-                elif ch == '"':
-                    in_string = False
-                continue
-            if ch == '"':
-                in_string = True
-            elif ch == "{":
-                depth += 1
-            elif ch == "}":
-                depth -= 1
-                if depth == 0:
-                    try:
-                        value = json.loads(body[start:end + 1])
-                        if isinstance(value, dict):
-                            return value
-                    except json.JSONDecodeError:
-                        pass
-                    break
+            value = parse_json(candidate)
+        except UnusableReply:
+            continue
+        if isinstance(value, dict):
+            return value
     raise NoAnswerObject("no JSON object found in the reply")
 
 
+def _balanced(body: str) -> list[tuple[int, int]]:
+    """Every balanced {…} of the text, in the order they open: braces counted outside strings, escapes
+    respected, in one pass. Each is tried in turn; a span inside one that failed comes right after it."""
+    spans, opened, in_string, escaped = [], [], False, False
+    for i, ch in enumerate(body):
+        if in_string:  # inside a string, braces are text; a backslash escapes the next character
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"' and opened:  # outside every brace, a quote is prose
+            in_string = True
+        elif ch == "{":
+            opened.append(len(spans))
+            spans.append([i, None])
+            if len(opened) > MAX_REPLY_DEPTH:
+                raise NoAnswerObject(f"braces nested more than {MAX_REPLY_DEPTH} deep: not an answer object")
+        elif ch == "}" and opened:
+            spans[opened.pop()][1] = i
+    # Opened in this order, so each span comes before the spans inside it, as a scan from each « { » would.
+    return [(s, e) for s, e in spans if e is not None]
+
+
 def _number(value):
-    # True is 1 in Python: a boolean is not a probability.
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    # True is 1 in Python: a boolean is not a probability. An integer is finite however long (and has no float).
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    return isinstance(value, int) or math.isfinite(value)
 
 
 def _probs(qid, raw, keys, issues, notes):
@@ -237,7 +268,7 @@ def _confidence(qid, raw, issues):
     if "confidence" not in raw:
         return None
     if not (_number(raw["confidence"]) and 0 <= raw["confidence"] <= 1):
-        issues.append(f"{qid}: confidence must be a number in [0, 1], got {raw['confidence']!r}")
+        issues.append(f"{qid}: confidence must be a number in [0, 1], got {_short(raw['confidence'])}")
     return raw["confidence"]
 
 
@@ -259,17 +290,17 @@ def conform(raw, questions: dict) -> tuple[dict, list[str]]:
             if isinstance(value, dict) and "p" in value:
                 value = value["p"]  # a common, harmless wrapping
             if not (_number(value) and 0 <= value <= 1):
-                issues.append(f"{qid}: a noul answer is a number in [0, 1], got {value!r}")
+                issues.append(f"{qid}: a noul answer is a number in [0, 1], got {_short(value)}")
             else:
                 answers[qid] = {"type": "noul", "p": float(value)}
             continue
         if not isinstance(value, dict):
-            issues.append(f"{qid}: a {q['type']} answer is an object, got {value!r}")
+            issues.append(f"{qid}: a {q['type']} answer is an object, got {_short(value)}")
             continue
         if q["type"] == "choice":
             keys = q["options"]
             if value.get("choice") not in keys:
-                issues.append(f"{qid}: choice {value.get('choice')!r} is not one of {keys}")
+                issues.append(f"{qid}: choice {_short(value.get('choice'))} is not one of {keys}")
             probs = _probs(qid, value.get("probs"), keys, issues, notes)
             confidence = _confidence(qid, value, issues)
             if probs is not None and value.get("choice") in keys:
@@ -278,7 +309,7 @@ def conform(raw, questions: dict) -> tuple[dict, list[str]]:
             top = len(q["levels"]) - 1
             score = value.get("score")
             if not (_number(score) and 0 <= score <= top):
-                issues.append(f"{qid}: score must be a number in [0, {top}], got {score!r}")
+                issues.append(f"{qid}: score must be a number in [0, {top}], got {_short(score)}")
             keys = [str(i) for i in range(top + 1)]
             probs = _probs(qid, value.get("probs"), keys, issues, notes)
             confidence = _confidence(qid, value, issues)
@@ -286,7 +317,8 @@ def conform(raw, questions: dict) -> tuple[dict, list[str]]:
                 answers[qid] = {"type": "score", "score": float(score), "probs": probs, "confidence": confidence,
                                 "expected": _expected(probs)}
     if issues:
-        return {}, issues
+        # A reply with 10,000 unknown keys gets 20 issues and a count: the repair prompt stays a prompt.
+        return {}, issues[:20] + ([f"… and {len(issues) - 20} more issues"] if len(issues) > 20 else [])
     if notes:
         answers["_notes"] = notes
     return answers, []
@@ -360,6 +392,13 @@ def logprob_prompt(state, qid, q) -> list[dict]:
 
 def distribution(top: dict[str, float], candidates: dict[str, list[str]]) -> tuple[dict, float]:
     """Map first-token log-probabilities to answers by prefix; renormalise; return (probs, coverage)."""
+    if not isinstance(top, Mapping):
+        raise BadArgument(f"top must be a dict of token → log-probability, not {type(top).__name__}")
+    for token, logprob in top.items():
+        # A log-probability is ≤ 0 (a hair above, from rounding, is tolerated): exp of anything else is no share.
+        if not isinstance(token, str):
+            raise BadArgument(f"top's tokens must be text, not {type(token).__name__} {_short(token)}")
+        check_number(logprob, f"top[{token!r}]", high=1e-6)
     mass = dict.fromkeys(candidates, 0.0)
     for token, logprob in top.items():
         word = token.strip()
@@ -370,9 +409,11 @@ def distribution(top: dict[str, float], candidates: dict[str, list[str]]) -> tup
         if len(owners) == 1:
             mass[owners.pop()] += math.exp(logprob)
     coverage = sum(mass.values())
+    if coverage > 1 + 1e-6:  # the shares of one distribution cannot add up to more than all of it
+        raise BadArgument(f"top's probabilities add up to {coverage:.3f}, more than 1: not one distribution")
     if coverage == 0:
         return {}, 0.0
-    return {a: m / coverage for a, m in mass.items()}, coverage
+    return {a: m / coverage for a, m in mass.items()}, min(coverage, 1.0)
 
 
 def _ask_logprobs(state, questions, client, min_coverage, top_logprobs):
@@ -387,7 +428,11 @@ def _ask_logprobs(state, questions, client, min_coverage, top_logprobs):
         model = result.model
         if not result.logprobs:
             raise DecisionError("the endpoint returned no logprobs: use backend='chat' with this model")
-        probs, coverage = distribution(result.logprobs[0]["top"], _candidates(q))
+        try:
+            probs, coverage = distribution(result.logprobs[0]["top"], _candidates(q))
+        except (BadArgument, KeyError, TypeError, IndexError) as err:  # the endpoint's numbers, not the caller's
+            raise DecisionError(f"the endpoint returned logprobs that cannot be read as probabilities "
+                                f"({type(err).__name__}: {str(err)[:120]}): use backend='chat'") from None
         answer = {"type": q["type"], "coverage": coverage, "trusted": coverage >= min_coverage}
         if not answer["trusted"]:
             answer["note"] = (f"only {coverage:.0%} of the first token's probability fell on the candidates "
@@ -411,14 +456,24 @@ def _ask_logprobs(state, questions, client, min_coverage, top_logprobs):
 def ask(state, questions: dict, client=None, *, backend: str = "chat", max_tokens: int = 400,
         max_state_chars: int = MAX_STATE_CHARS, min_coverage: float = 0.5, top_logprobs: int = 10) -> dict:
     """Ask typed questions about ``state``. Returns ``answers`` plus backend, model, tokens, latency, repaired."""
+    # Every knob checked once, here, before any call: a NaN budget must not mean « no budget ».
     questions = check_questions(questions)
-    if backend not in ("chat", "logprobs"):
-        raise ValueError(f"backend must be 'chat' or 'logprobs', not {backend!r}")
+    check_choice(backend, "backend", ("chat", "logprobs"))
+    check_int(max_tokens, "max_tokens", low=1, high=100_000)
+    check_int(max_state_chars, "max_state_chars", low=1, high=MAX_STATE_BUDGET)
+    check_number(min_coverage, "min_coverage", low=0.0, high=1.0)
+    check_int(top_logprobs, "top_logprobs", low=1, high=20)  # OpenAI's API returns at most 20
+    if backend == "logprobs":
+        for qid, q in questions.items():
+            if len(q.get("options", ())) > MAX_LOGPROB_OPTIONS or len(q.get("levels", ())) > MAX_LOGPROB_LEVELS:
+                raise BadArgument(f"question {qid!r}: the logprobs backend reads one token, so at most "
+                                  f"{MAX_LOGPROB_OPTIONS} options (A–Z) or {MAX_LOGPROB_LEVELS} levels (0–9); "
+                                  "use backend='chat'")
     rendered = render_state(state)
     if len(rendered) > max_state_chars:
-        raise ValueError(f"the state has {len(rendered)} characters; the budget is {max_state_chars}: "
-                         "send a shorter passage or raise max_state_chars")
-    client = client or default_client()
+        raise BadArgument(f"the state has {len(rendered)} characters; the budget is {max_state_chars}: "
+                          "send a shorter passage or raise max_state_chars")
+    client = check_client(client) if client is not None else default_client()
     if backend == "chat":
         return _ask_chat(state, questions, client, max_tokens)
     return _ask_logprobs(state, questions, client, min_coverage, top_logprobs)
@@ -444,6 +499,11 @@ def rerank(question: str, pages: list, judge: dict | None = None, client=None, *
     judge = judge or RELEVANCE
     if not isinstance(judge, dict) or judge.get("type") not in ("score", "noul"):
         raise BadArgument("judge must be a 'score' or 'noul' question (see decide.RELEVANCE)")
+    check_query(question, name="question")
+    pages = check_documents(pages, name="pages")  # ids unique: a page has one judgement and one rank
+    check_int(max_chars, "max_chars", low=1, high=MAX_STATE_CHARS)
+    check_choice(backend, "backend", ("logprobs", "chat"))
+    check_questions({"judge": judge})
     hits = []
     for rank, page in enumerate(pages, start=1):
         state = {"question": question, "passage": passage_text(page)[:max_chars]}
@@ -475,7 +535,11 @@ class Reranker(Retriever):
         if not isinstance(first_stage, Retriever):
             raise BadArgument("first_stage must be a retriever (anything with search(query, *, limit))")
         self.first_stage, self.judge, self.client = first_stage, judge or RELEVANCE, client
-        self.documents = documents if isinstance(documents, dict) else {str(d["id"]): d for d in documents}
+        if not isinstance(self.judge, dict) or self.judge.get("type") not in ("score", "noul"):
+            raise BadArgument("judge must be a 'score' or 'noul' question (see decide.RELEVANCE)")
+        check_questions({"judge": self.judge})
+        listed = check_documents(list(documents.values()) if isinstance(documents, dict) else documents)
+        self.documents = {str(d["id"]): d for d in listed}
         self.knobs = self._settings(knobs)
 
     def check_knobs(self, knobs: dict) -> dict:
@@ -484,5 +548,9 @@ class Reranker(Retriever):
 
     def _search(self, query, limit, knobs):
         first = self.first_stage.search(query, limit=knobs["depth"])
+        unknown = [h.id for h in first if h.id not in self.documents]
+        if unknown:  # the judge can only read what it was given
+            raise BadArgument(f"the first stage found {unknown[:3]}, which are not among the reranker's documents: "
+                              "build both from the same documents")
         pages = [self.documents[h.id] for h in first]
         return rerank(query, pages, self.judge, self.client, backend=knobs["backend"])[:limit]

@@ -97,15 +97,21 @@ def bump_chart(rankings: dict, *, top: int = 5, ax=None, title: str = "", xlabel
     pages = sorted({r["id"] for ranking in rankings.values() for r in ranking[:top]})
     if ax is None:
         _, ax = plt.subplots(figsize=(7, 3.6))
+    ends: dict[int, list] = {}  # last rank → the pages (and their colours) that end there
     for page in pages:
         ranks = []
         for v in values:
             ids = [r["id"] for r in rankings[v]]
             # A page that fell below the chart sits one step under the last rank.
             ranks.append(ids.index(page) + 1 if page in ids[:top] else top + 1)
-        ax.plot(range(len(values)), ranks, marker="o")
-        ax.annotate(page, (len(values) - 1, ranks[-1]), xytext=(6, 0),
-                    textcoords="offset points", va="center", fontsize=8)
+        (line,) = ax.plot(range(len(values)), ranks, marker="o")
+        ends.setdefault(ranks[-1], []).append((page, line.get_color()))
+    # Several pages can end below the chart, on the same point: their labels are stacked 9 points
+    # apart around it, each in its line's colour, instead of printed over each other.
+    for rank, group in ends.items():
+        for i, (page, color) in enumerate(group):
+            ax.annotate(page, (len(values) - 1, rank), xytext=(6, 9 * ((len(group) - 1) / 2 - i)),
+                        textcoords="offset points", va="center", fontsize=8, color=color)
     ax.set_xticks(range(len(values)), [str(v) for v in values])
     ax.set_yticks(range(1, top + 2), [str(i) for i in range(1, top + 1)] + [f">{top}"])
     ax.invert_yaxis()

@@ -11,8 +11,10 @@ Cost: nothing worth measuring.
 from __future__ import annotations
 
 import math
+import numbers
+from collections.abc import Iterable, Mapping
 
-from .errors import BadArgument, check_int
+from .errors import BadArgument, _short, check_choice, check_int, check_number, check_text
 from .handbook import duplicates
 
 
@@ -20,7 +22,33 @@ def ranking_ids(ranking) -> list[str]:
     """The ids of a ranking, best first, as text: a ranking is a list of hits (or dicts with an id) or of ids."""
     if isinstance(ranking, (str, bytes)):
         raise BadArgument("a ranking is a list of ids or hits, not a string")
-    return [str(r) if isinstance(r, (str, int)) else str(r["id"]) for r in ranking]
+    if isinstance(ranking, Mapping) or not isinstance(ranking, Iterable):
+        raise BadArgument(f"a ranking is a list of ids or hits, not {type(ranking).__name__} {_short(ranking)}")
+    return [_one_id(r, i) for i, r in enumerate(ranking)]
+
+
+def _one_id(r, i: int) -> str:
+    if isinstance(r, str) or (isinstance(r, int) and not isinstance(r, bool) and r.bit_length() <= 63):
+        return str(r)
+    if not isinstance(r, (str, int)) and hasattr(r, "get") and isinstance(r.get("id"), (str, int)) \
+            and not isinstance(r.get("id"), bool):
+        return _one_id(r.get("id"), i)
+    # True would pass as page 1, a float as a page named "1.0": neither is an id.
+    raise BadArgument(f"ranking[{i}] is {type(r).__name__} {_short(r)}: a ranking holds ids "
+                      "(strings or integers) or hits (with an 'id')")
+
+
+def check_relevant(relevant) -> dict[str, float]:
+    """Judgments: page id → grade, a finite number ≥ 0 (0: judged not relevant). Ids compared as text."""
+    if not isinstance(relevant, Mapping):
+        raise BadArgument(f"relevant must be a dict of page id → grade, not {type(relevant).__name__}")
+    out = {}
+    for doc_id, grade in relevant.items():
+        # A negative or infinite grade would push nDCG outside [0, 1]; True is not a grade.
+        out[_one_id(doc_id, 0)] = check_number(grade, f"relevant[{doc_id!r}]", low=0.0, high=1e6)
+    if len(out) != len(relevant):
+        raise BadArgument("relevant names one page twice (3 and '3' are the same id)")
+    return out
 
 
 def _ids(ranking, k=None) -> list[str]:
@@ -37,6 +65,7 @@ def _ids(ranking, k=None) -> list[str]:
 
 def reciprocal_rank(ranking, relevant: dict, k: int | None = None) -> float:
     """1 / rank of the first relevant page (0 if none in the first k)."""
+    relevant = check_relevant(relevant)
     for rank, doc_id in enumerate(_ids(ranking, k), start=1):
         if relevant.get(doc_id, 0) > 0:
             return 1.0 / rank
@@ -45,17 +74,21 @@ def reciprocal_rank(ranking, relevant: dict, k: int | None = None) -> float:
 
 def recall(ranking, relevant: dict, k: int) -> float:
     """Share of the relevant pages found in the first k."""
+    relevant = check_relevant(relevant)
     wanted = {d for d, g in relevant.items() if g > 0}
     return len(wanted & set(_ids(ranking, k))) / len(wanted) if wanted else 0.0
 
 
 def precision(ranking, relevant: dict, k: int) -> float:
     """Share of the first k that are relevant (the missing ranks count as misses, as trec_eval's P@k)."""
+    k = check_int(k, "k", low=1)  # P@k divides by k: there is no « all » here
+    relevant = check_relevant(relevant)
     return sum(1 for d in _ids(ranking, k) if relevant.get(d, 0) > 0) / k
 
 
 def average_precision(ranking, relevant: dict, k: int | None = None) -> float:
     """Mean of the precision at each relevant page's rank, over all relevant pages."""
+    relevant = check_relevant(relevant)
     wanted = {d for d, g in relevant.items() if g > 0}
     if not wanted:
         return 0.0
@@ -69,6 +102,7 @@ def average_precision(ranking, relevant: dict, k: int | None = None) -> float:
 
 def ndcg(ranking, relevant: dict, k: int) -> float:
     """Discounted cumulative gain of the first k, divided by the best possible."""
+    relevant = check_relevant(relevant)
     gain = sum(relevant.get(d, 0) / math.log2(rank + 1) for rank, d in enumerate(_ids(ranking, k), start=1))
     ideal = sorted((g for g in relevant.values() if g > 0), reverse=True)[:k]
     best = sum(g / math.log2(rank + 1) for rank, g in enumerate(ideal, start=1))
@@ -85,17 +119,55 @@ def evaluate(run, questions: list[dict], metrics: dict | None = None) -> dict:
     ``run`` is a function from a question's text to a ranking, or a dict from
     question id to a ranking.
     """
-    metrics = metrics or METRICS
-    judged = [q for q in questions if any(g > 0 for g in q["relevant"].values())]
+    metrics = _check_metrics(metrics or METRICS)
+    judged = [q for q in _check_questions(questions) if any(g > 0 for g in q["relevant"].values())]
     totals = dict.fromkeys(metrics, 0.0)
     for q in judged:
-        ranking = run[q["id"]] if isinstance(run, dict) else run(q["question"])
+        ranking = _ranking(run, q)
         for name, metric in metrics.items():
-            totals[name] += metric(ranking, q["relevant"])
+            totals[name] += _value(metric(ranking, q["relevant"]), name, q)
     out = {name: total / len(judged) if judged else 0.0 for name, total in totals.items()}
     out["questions"] = len(judged)
     out["skipped"] = len(questions) - len(judged)
     return out
+
+
+def _check_metrics(metrics) -> dict:
+    if not isinstance(metrics, Mapping) or not all(isinstance(n, str) and callable(m) for n, m in metrics.items()):
+        raise BadArgument("metrics must be a dict of name → function(ranking, relevant), like evaluate.METRICS")
+    return dict(metrics)
+
+
+def _check_questions(questions) -> list[dict]:
+    """Questions as load_questions returns them: each a dict with an 'id', a 'question' and 'relevant'."""
+    if isinstance(questions, (str, bytes, Mapping)) or not isinstance(questions, Iterable):
+        raise BadArgument(f"questions must be a list of questions, not {type(questions).__name__}")
+    questions = list(questions)
+    for i, q in enumerate(questions):
+        if not isinstance(q, Mapping) or not isinstance(q.get("id"), str) or not isinstance(q.get("question"), str):
+            raise BadArgument(f"questions[{i}] must be a dict with a text 'id' and 'question' (see load_questions)")
+        check_relevant(q.get("relevant"))
+    return questions
+
+
+def _ranking(run, q):
+    """What ``run`` ranked for question ``q``: a dict looked up by id, or a function called on the text."""
+    if isinstance(run, Mapping):
+        if q["id"] not in run:
+            raise BadArgument(f"run has no ranking for question {q['id']!r}")
+        return run[q["id"]]
+    if not callable(run):
+        raise BadArgument(f"run must be a function of the question's text or a dict of rankings, "
+                          f"not {type(run).__name__}")
+    return run(q["question"])
+
+
+def _value(value, name, q) -> float:
+    # A metric that returns NaN or text would poison the mean without a word.
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
+        raise BadArgument(f"metric {name!r} returned {_short(value)} for question {q['id']!r}: "
+                          "a metric returns a finite number")
+    return float(value)
 
 
 # ---------------------------------------------------------------- is a difference real?
@@ -105,12 +177,14 @@ def per_question(run, questions: list[dict], metric=None) -> dict[str, float]:
 
     ``metric``: a function (ranking, relevant) → value, or a name of ``METRICS`` (default ``"MRR"``).
     """
-    metric = METRICS[metric or "MRR"] if metric is None or isinstance(metric, str) else metric
+    if metric is None or isinstance(metric, str):
+        metric = METRICS[check_choice(metric or "MRR", "metric", METRICS)]
+    elif not callable(metric):
+        raise BadArgument(f"metric must be a name of METRICS or a function, not {type(metric).__name__}")
     out = {}
-    for q in questions:
+    for q in _check_questions(questions):
         if any(g > 0 for g in q["relevant"].values()):
-            ranking = run[q["id"]] if isinstance(run, dict) else run(q["question"])
-            out[q["id"]] = metric(ranking, q["relevant"])
+            out[q["id"]] = _value(metric(_ranking(run, q), q["relevant"]), "metric", q)
     return out
 
 
@@ -131,10 +205,16 @@ def paired_test(a: dict[str, float], b: dict[str, float], *, trials: int = 10_00
     """
     import numpy as np
 
+    for name, scores in (("a", a), ("b", b)):
+        if not isinstance(scores, Mapping):
+            raise BadArgument(f"{name} must be a dict of question id → score (see per_question)")
+        for q, v in scores.items():
+            check_number(v, f"{name}[{q!r}]")
     common = sorted(set(a) & set(b))
     if set(a) != set(b):
         raise BadArgument("the two systems must be scored on the same questions")
     check_int(trials, "trials", low=100, high=1_000_000)
+    check_int(seed, "seed")
     diff = np.array([b[q] - a[q] for q in common], dtype=np.float64)
     n = len(diff)
     out = {"n": n, "mean_a": float(np.mean([a[q] for q in common])) if n else 0.0,
@@ -157,6 +237,10 @@ def paired_test(a: dict[str, float], b: dict[str, float], *, trials: int = 10_00
 
 def holm(pvalues: dict[str, float]) -> dict[str, float]:
     """Holm–Bonferroni: p-values adjusted for testing several systems against one baseline."""
+    if not isinstance(pvalues, Mapping):
+        raise BadArgument("pvalues must be a dict of system → p-value")
+    for name, p in pvalues.items():
+        check_number(p, f"pvalues[{name!r}]", low=0.0, high=1.0)
     order = sorted(pvalues, key=pvalues.get)
     adjusted, running = {}, 0.0
     for i, name in enumerate(order):
@@ -172,10 +256,23 @@ def questions_needed(diff: float, sd: float, *, alpha: float = 0.05, power: floa
     """
     from statistics import NormalDist
 
+    # Strictly between 0 and 1, with room for a float: 1 − 1e-300 is 1, and no test is always right.
+    check_number(alpha, "alpha", low=1e-10, high=1 - 1e-10)
+    check_number(power, "power", low=1e-10, high=1 - 1e-10)
+    for name, value in (("diff", diff), ("sd", sd)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            raise BadArgument(f"{name} must be a number, not {type(value).__name__}")
+    try:
+        diff, sd = float(diff), abs(float(sd))
+    except OverflowError:  # an integer of hundreds of digits: no test needs more than 2 questions for it
+        return 2
     if not diff or not math.isfinite(diff) or not math.isfinite(sd):
         return None
     z = NormalDist().inv_cdf(1 - alpha / 2) + NormalDist().inv_cdf(power)
-    return max(2, math.ceil((z * sd / abs(diff)) ** 2))
+    ratio = z * sd / abs(diff)
+    n = ratio * ratio  # not ** 2: a float power that overflows raises, a product is infinite
+    # A difference so small that no number of questions would show it: the same answer as a difference of 0.
+    return max(2, math.ceil(n)) if math.isfinite(n) else None
 
 
 def compare(runs: dict, questions: list[dict], *, baseline: str, metric=None, trials: int = 10_000) -> list[dict]:
@@ -184,7 +281,9 @@ def compare(runs: dict, questions: list[dict], *, baseline: str, metric=None, tr
 
     Like PyTerrier's ``pt.Experiment``: a table of means alone invites the reader to over-read a 0.01.
     """
-    if baseline not in runs:
+    if not isinstance(runs, Mapping):
+        raise BadArgument("runs must be a dict of system name → run (a function or a dict of rankings)")
+    if not isinstance(baseline, str) or baseline not in runs:
         raise BadArgument(f"baseline {baseline!r} is not one of the runs {list(runs)}")
     scores = {name: per_question(run, questions, metric) for name, run in runs.items()}
     tests = {name: paired_test(scores[baseline], s, trials=trials) for name, s in scores.items() if name != baseline}
@@ -230,7 +329,7 @@ def answer_words(text: str) -> list[str]:
     """
     from .text import tokenise
 
-    words = [NUMBER_WORDS.get(w, w) for w in tokenise(text or "")]
+    words = [NUMBER_WORDS.get(w, w) for w in tokenise(text or None)]
     out: list[str] = []
     for w in words:
         # A group of three digits after a number of one to three digits is a thousands separator (1 500 €).
@@ -246,11 +345,18 @@ def _grouped(out: list[str]) -> bool:
     return not (len(out) >= 2 and out[-2].isdigit())
 
 
+#: A key fact is a few words (« 25 jours ouvrés »); a longer one is a passage, not a fact.
+MAX_FACT_WORDS = 50
+
+
 def has_fact(fact: str, answer: str) -> bool:
     """Does the answer state ``fact``? Variants are separated by « | »; each must appear as a run of words."""
     words = answer_words(answer)
-    for variant in str(fact).split("|"):
+    for variant in check_text(str(fact), "fact", max_chars=10_000).split("|"):
         want = answer_words(variant)
+        # A key fact is a few words: the search below costs (answer words × fact words).
+        if len(want) > MAX_FACT_WORDS:
+            raise BadArgument(f"fact {variant[:60]!r}… has {len(want)} words; a key fact has at most {MAX_FACT_WORDS}")
         for i in range(len(words) - len(want) + 1):
             # « 5 jours » is not in « 2,5 jours »: a number right after a number is its decimal part.
             split_decimal = want and want[0].isdigit() and i > 0 and words[i - 1].isdigit()
@@ -273,9 +379,15 @@ def score_answer(answer: str | None, question: dict, cited: list[str] = ()) -> d
     """
     from .rag import is_no_answer
 
+    check_text(answer, "answer", allow_none=True)
+    if not isinstance(question, Mapping) or "id" not in question:
+        raise BadArgument("question must be a question as load_questions returns it (a dict with an 'id')")
+    if isinstance(cited, (str, bytes)) or not isinstance(cited, Iterable):
+        raise BadArgument(f"cited must be a list of the ids the answer cites, not {type(cited).__name__}")
+    relevant = check_relevant(question.get("relevant") or {})
     text = answer or ""
     abstained = not text.strip() or is_no_answer(text)
-    answerable = bool(question.get("relevant"))
+    answerable = bool(relevant)
     facts = {f: has_fact(f, text) for f in question.get("key_facts", [])} if answerable else {}
     correct = (not abstained and all(facts.values()) and bool(facts)) if answerable else abstained
     out = {"id": question["id"], "answerable": answerable, "abstained": abstained, "correct": correct,
@@ -283,7 +395,7 @@ def score_answer(answer: str | None, question: dict, cited: list[str] = ()) -> d
     pages = list(dict.fromkeys(str(c).split("#")[0] for c in cited))
     evidence = {e["page"] for e in question.get("evidence", [])}
     if answerable and not abstained and pages:
-        useful = evidence | {p for p, g in question["relevant"].items() if g > 0}
+        useful = evidence | {p for p, g in relevant.items() if g > 0}
         out["citation_precision"] = sum(p in useful for p in pages) / len(pages)
         out["citation_recall"] = sum(p in pages for p in evidence) / len(evidence) if evidence else None
     elif answerable and not abstained:

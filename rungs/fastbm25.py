@@ -30,7 +30,7 @@ from scipy import sparse
 
 from . import bm25
 from .errors import BadArgument, check_names
-from .handbook import duplicates
+from .handbook import check_documents
 from .retrieval import Hit, Retriever
 from .text import tokenise
 
@@ -70,6 +70,8 @@ class FastBM25(Retriever):
     @classmethod
     def from_index(cls, index: bm25.Index) -> "FastBM25":
         """The same collection as a readable ``Index``, as matrices."""
+        if not isinstance(index, bm25.Index):
+            raise BadArgument(f"index must be a rungs.bm25.Index (build_index), not {type(index).__name__}")
         vocabulary = {w: j for j, w in enumerate(sorted(index.postings))}
         row = {doc_id: i for i, doc_id in enumerate(index.ids)}
         counts = {}
@@ -87,10 +89,12 @@ class FastBM25(Retriever):
     def from_documents(cls, documents, *, fields=("title", "body"), stopwords=None, stem=None) -> "FastBM25":
         """Build straight from documents, without the readable index (for large collections)."""
         fields = check_names(fields, "fields")
+        if not fields:
+            raise BadArgument("fields must name at least one field to index, like ('title', 'body')")
+        # A field may also be a list of words already cut (the tuning lab's CACM, stemmed in English).
+        documents = check_documents(documents, fields=fields, tokens=True)
+        tokenise("", stopwords=stopwords, stem=stem)  # the tokenizer's options are checked before any work
         ids = [str(d["id"]) for d in documents]
-        dup = duplicates(ids)
-        if dup:
-            raise BadArgument(f"duplicate document ids {dup}: each document needs its own id")
         tokenizer = {"stopwords": stopwords, "stem": stem}
         vocabulary: dict[str, int] = {}
         triples = {f: ([], [], []) for f in fields}
@@ -111,7 +115,11 @@ class FastBM25(Retriever):
     def contributions(self, *, k1=1.2, b=0.75, weights=None, idf="lucene", lengths="weighted",
                       saturation="k1+1") -> sparse.csc_matrix:
         """Every (page, word) contribution for one setting; cached, so a sweep computes it once."""
-        weight = bm25.field_weights(self, weights)
+        # Checked here too, not only in search: a NaN k1 would fill the whole matrix with NaN.
+        knobs = bm25.check_knobs({**bm25.KNOBS, "k1": k1, "b": b, "weights": weights, "idf": idf,
+                                  "lengths": lengths, "saturation": saturation}, self.fields)
+        k1, b, weight, idf, lengths, saturation = (knobs[k] for k in ("k1", "b", "weights", "idf", "lengths",
+                                                                    "saturation"))
         key = (k1, b, tuple(sorted(weight.items())), idf, lengths, saturation)
         if key in self._cache:
             self._cache.move_to_end(key)
@@ -202,6 +210,8 @@ class FastBM25(Retriever):
 
     def search_many(self, queries: list[str], **knobs) -> list[list[dict]]:
         """One ranking per query, with the contribution matrix computed once for all of them."""
+        if isinstance(queries, (str, bytes)):  # iterated, a string would be one query per letter
+            raise BadArgument("queries must be a list of queries, not one string")
         knobs.setdefault("explain", False)
         return [self.search(q, **knobs) for q in queries]
 

@@ -23,16 +23,29 @@ a table of that name that it did not create.
 
 from __future__ import annotations
 
+import os
+import re
 import sqlite3
-import unicodedata
 
-from .errors import BadArgument, RungsError, check_choice, check_number, check_query
-from .handbook import duplicates
+from .bm25 import MAX_WEIGHT
+from .errors import BadArgument, RungsError, _short, check_choice, check_limit, check_number, check_query
+from .handbook import check_documents
 from .retrieval import Hit, Retriever
-from .text import WORD
+from .text import WORD, nfc
+from .text import words as _words
 
 #: Where rungs keeps the names of the tables it created in a database, so it never drops one of yours.
 OWNED = "rungs_owned_tables"
+
+#: A raw expression is for learning FTS5's syntax: past this many words, FTS5's parsing and merging
+#: of the terms costs time that grows with the square of their number (1,000 words: seconds).
+MAX_RAW_WORDS = 32
+
+# A table name rungs writes into SQL: ASCII letters, digits and _, as SQLite reads them unquoted.
+_TABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,62}")
+# FTS5 keeps a table's index in five shadow tables named after it.
+_SHADOWS = ("_data", "_idx", "_content", "_docsize", "_config")
+_SCHEMA = "USING fts5(id UNINDEXED, title, body, tokenize = 'unicode61 remove_diacritics 2')"
 
 
 class FtsSyntaxError(RungsError, ValueError):
@@ -47,14 +60,19 @@ class IndexClosed(RungsError, RuntimeError):
     """The index's database connection was closed."""
 
 
+# unicode61 keeps « œ » a letter of its own; N1's tokenizer spells it « oe ». Spelled out before FTS5 sees
+# the text (pages and queries alike), so « oeuvres » and « œuvres » find the same pages in both rungs.
+_SPELLED = str.maketrans({"œ": "oe", "Œ": "Oe", "æ": "ae", "Æ": "Ae"})
+
+
 def _nfc(text):
-    # NFC first: a decomposed « é » (e + accent) would otherwise be cut in two.
-    return unicodedata.normalize("NFC", text) if text else text
+    # NFC first: a decomposed « é » (e + accent) would otherwise be cut in two (rungs.text's one normalisation).
+    return nfc(text).translate(_SPELLED) if text else text
 
 
 def words(query: str) -> list[str]:
     """The query's words, as typed (lower case, accents kept: FTS5 folds them); punctuation is not a word."""
-    return WORD.findall(_nfc(query).lower())
+    return [w.translate(_SPELLED) for w in _words(check_query(query))]
 
 
 def match_expression(query: str, match: str = "any") -> str:
@@ -82,35 +100,53 @@ class FtsIndex(Retriever):
 
     def __init__(self, documents: list[dict], *, path: str = ":memory:", table: str = "rungs_pages"):
         super().__init__()
-        if not table.isidentifier():
-            raise BadArgument(f"table must be a plain name (letters, digits, _), not {table!r}")
+        if not isinstance(table, str) or not _TABLE.fullmatch(table) or table.lower().startswith("sqlite_") \
+                or table.lower() == OWNED:
+            raise BadArgument(f"table must be a plain name (ASCII letters, digits, _; not sqlite_…), not {_short(table)}")
+        if not isinstance(path, (str, os.PathLike)):
+            raise BadArgument(f"path must be ':memory:' or a database file's path, not {type(path).__name__}")
+        documents = check_documents(documents)
         ids = [str(d["id"]) for d in documents]
-        dup = duplicates(ids)
-        if dup:
-            raise BadArgument(f"duplicate document ids {dup}: each document needs its own id")
         self.table = table
-        self.db = sqlite3.connect(path)
-        self._claim(table)
-        # remove_diacritics 2 folds every Latin accent: « conges » finds « congés ».
-        self.db.execute(f"CREATE VIRTUAL TABLE {table} USING fts5("
-                        "id UNINDEXED, title, body, tokenize = 'unicode61 remove_diacritics 2')")
-        self.db.executemany(f"INSERT INTO {table}(id, title, body) VALUES (?, ?, ?)",
-                            [(i, _nfc(str(d.get("title") or "")), _nfc(d.get("body") or None))
-                             for i, d in zip(ids, documents)])
-        self.db.commit()
+        try:
+            self.db = sqlite3.connect(path)
+        except sqlite3.Error as err:
+            raise BadArgument(f"path {_short(str(path))} cannot be opened as a SQLite database ({err})") from None
+        try:
+            self._claim(table)
+            # remove_diacritics 2 folds every Latin accent: « conges » finds « congés ».
+            self.db.execute(f'CREATE VIRTUAL TABLE "{table}" {_SCHEMA}')
+            self.db.executemany(f'INSERT INTO "{table}"(id, title, body) VALUES (?, ?, ?)',
+                                [(i, _nfc(str(d.get("title") or "")), _nfc(d.get("body") or None))
+                                 for i, d in zip(ids, documents)])
+            self.db.commit()
+        except sqlite3.Error as err:  # not a database, read-only, locked, full: said in SQLite's words
+            self.db.close()
+            raise BadArgument(f"path {_short(str(path))}: SQLite could not build the index there ({err}); "
+                              "no table of yours was changed") from None
 
     def _claim(self, table: str) -> None:
         """Drop the table only if rungs made it; a table of yours of the same name stops everything."""
         db = self.db
         db.execute(f"CREATE TABLE IF NOT EXISTS {OWNED} (name TEXT PRIMARY KEY)")
-        exists = db.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (table,)).fetchone()
-        ours = db.execute(f"SELECT 1 FROM {OWNED} WHERE name = ?", (table,)).fetchone()
-        if exists and not ours:
+        # SQLite's names ignore case: « Rungs_Pages » is the same table as « rungs_pages ».
+        found = db.execute("SELECT sql FROM sqlite_master WHERE lower(name) = lower(?)", (table,)).fetchone()
+        ours = db.execute(f"SELECT 1 FROM {OWNED} WHERE lower(name) = lower(?)", (table,)).fetchone()
+        # Ours: recorded as created by rungs, and still the FTS5 table rungs creates (not one of yours
+        # made later under the same name).
+        if found and not (ours and _SCHEMA in (found[0] or "")):
             db.close()
             raise IndexConflict(f"the database already has a table named {table!r} that rungs did not create; "
                                 "nothing was changed. Pass table='another_name' to keep both.")
-        if exists:
-            db.execute(f"DROP TABLE {table}")
+        if not found:
+            taken = [table + s for s in _SHADOWS if db.execute(
+                "SELECT 1 FROM sqlite_master WHERE lower(name) = lower(?)", (table + s,)).fetchone()]
+            if taken:
+                db.close()
+                raise IndexConflict(f"the database already has a table named {taken[0]!r}, which FTS5 needs for "
+                                    f"the index {table!r}; nothing was changed. Pass table='another_name'.")
+        if found:
+            db.execute(f'DROP TABLE "{table}"')
         db.execute(f"INSERT OR IGNORE INTO {OWNED}(name) VALUES (?)", (table,))
 
     def check_knobs(self, knobs: dict) -> dict:
@@ -120,7 +156,8 @@ class FtsIndex(Retriever):
         unknown = sorted(set(weights) - {"title", "body"})
         if unknown:
             raise BadArgument(f"weights name fields the index does not have: {unknown} (it has title, body)")
-        clean = {f: check_number(weights.get(f, 1.0), f"weights[{f!r}]", low=0.0) for f in ("title", "body")}
+        clean = {f: check_number(weights.get(f, 1.0), f"weights[{f!r}]", low=0.0, high=MAX_WEIGHT)
+                 for f in ("title", "body")}
         return {"weights": clean, "match": check_choice(knobs["match"], "match", ("any", "all"))}
 
     def _search(self, query, limit, knobs):
@@ -132,30 +169,41 @@ class FtsIndex(Retriever):
     def raw_search(self, expression: str, *, limit: int = 5, weights: dict | None = None) -> list[Hit]:
         """Hand ``expression`` to FTS5 as it is — operators, quotes and all. For learning its syntax.
 
-        A malformed expression raises ``FtsSyntaxError`` with SQLite's own words.
+        A malformed expression raises ``FtsSyntaxError`` with SQLite's own words. At most
+        ``MAX_RAW_WORDS`` words: this is for learning the syntax, not for long queries (``search`` is).
         """
         check_query(expression, name="expression")
         settings = self._settings({"weights": weights})
-        from .errors import check_limit
         limit = check_limit(limit)
-        if limit == 0:
+        count = len(WORD.findall(expression))
+        if count > MAX_RAW_WORDS:
+            raise BadArgument(f"expression has {count} words; raw_search takes at most {MAX_RAW_WORDS} "
+                              "(use search for long text: it quotes every word)")
+        if limit == 0 or not expression.strip():
             return []
         return self._run(expression, limit, settings["weights"])
 
     def _run(self, expression, limit, weights):
         # bm25() is lower-is-better and negative; we flip the sign so higher is better,
         # like every other ranking in the collection. Ties are broken by id.
-        sql = (f"SELECT id, title, -bm25({self.table}, 0.0, ?, ?) AS score, "
-               f"snippet({self.table}, -1, '[', ']', '…', 10) FROM {self.table} WHERE {self.table} MATCH ? "
+        t = f'"{self.table}"'
+        sql = (f"SELECT id, title, -bm25({t}, 0.0, ?, ?) AS score, "
+               f"snippet({t}, -1, '[', ']', '…', 10) FROM {t} WHERE {t} MATCH ? "
                "ORDER BY score DESC, id LIMIT ?")
         try:
             rows = self.db.execute(sql, (weights["title"], weights["body"], expression, limit)).fetchall()
-        except sqlite3.ProgrammingError:
-            raise IndexClosed("the index's database is closed: build the index again") from None
+        except sqlite3.ProgrammingError as err:
+            raise IndexClosed(f"the index's database cannot be used ({err}): build the index again") from None
         except sqlite3.OperationalError as err:
+            # The table went away, or another program holds it. (« no such column: of » is FTS5 reading
+            # « state-of-the-art » as a column filter: syntax, below.)
+            if "no such table" in str(err) or "locked" in str(err):
+                raise IndexClosed(f"the index's table cannot be read ({err}): build the index again") from None
             raise FtsSyntaxError(
                 f"FTS5 could not read {expression[:200]!r} as a query ({err}); "
                 "FtsIndex.search quotes every word so user text is never syntax") from None
+        except sqlite3.DatabaseError as err:  # the file was damaged or replaced after the index was built
+            raise IndexClosed(f"the index's database cannot be read ({err}): build the index again") from None
         why = "FTS5's bm25() returns one number per row; rung N1 recomputes it word by word"
         # −bm25 of a page holding a word in more than half the rows can be a tiny negative zero: keep 0.0.
         return [Hit(id=i, title=t, score=float(s) + 0.0, why=why, extra={"snippet": snip})

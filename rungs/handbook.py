@@ -134,11 +134,15 @@ def load_questions(path: str | Path | None = None) -> list[dict]:
 
 def page_text(page: dict) -> str:
     """Title and body as one text, the way the vector leg and the model read a page (a missing title is empty)."""
+    if not isinstance(page, Mapping):
+        raise BadArgument(f"page must be a dict with a title and a body, not {type(page).__name__}")
     return (page.get("title") or "") + ("\n\n" + page["body"] if page.get("body") else "")
 
 
 def passage_text(doc: dict) -> str:
     """What a passage says: its ``text`` if it has one, else its page's title and body."""
+    if not isinstance(doc, Mapping):
+        raise BadArgument(f"a passage must be a dict with a text (or a title and a body), not {type(doc).__name__}")
     return doc["text"] if doc.get("text") is not None else page_text(doc)
 
 

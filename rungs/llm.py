@@ -1212,6 +1212,10 @@ class ScriptedClient:
                             "max_tokens": max_tokens})
         if isinstance(reply, str):
             reply = {"text": reply}
+        if not isinstance(reply, dict) or not isinstance(reply.get("text", ""), str):
+            # A script is written by hand: a reply of the wrong shape is the script's mistake, said as such.
+            raise BadResponse(f"scripted reply {len(self.calls)} must be a string, a dict with a 'text' string, "
+                              f"or an exception, not {reply!r:.80}")
         text, finish = reply.get("text", ""), reply.get("finish_reason", "stop")
         _refuse_empty(text, finish, max_tokens)
         return ChatResult(text=text, model=self.model, input_tokens=estimate_tokens(messages),

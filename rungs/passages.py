@@ -34,7 +34,7 @@ import bisect
 import re
 
 from .errors import BadArgument, check_choice, check_int
-from .handbook import duplicates
+from .handbook import check_documents
 from .retrieval import Hit, Retriever, ordered
 
 DEFAULT_SIZE = 1500
@@ -114,10 +114,10 @@ def split(documents: list[dict], *, size: int = DEFAULT_SIZE, overlap: int = DEF
     ``start``, ``title``, ``body`` (the passage's text) and, when the
     document lists ``page_starts`` (the offset where each page begins), ``page``.
     """
+    documents = check_documents(documents)  # the one rule for documents: ids, text fields, duplicates
+    size = check_int(size, "size", low=50, high=1_000_000)
+    overlap = check_int(overlap, "overlap", low=0, high=size // 2)
     ids = [str(d["id"]) for d in documents]
-    dup = duplicates(ids)
-    if dup:
-        raise BadArgument(f"duplicate document ids {dup}: each document needs its own id")
     out = []
     for doc_id, doc in zip(ids, documents):
         pieces = split_text(doc.get("body") or "", size=size, overlap=overlap) or [(0, "")]
@@ -144,6 +144,8 @@ def rollup(hits: list[Hit], doc_of: dict, *, how: str = "max", top: int = 2, tit
     top = 1 if how == "max" else check_int(top, "top", low=1, high=1000)
     grouped: dict[str, list[Hit]] = {}
     for h in hits:  # hits come best first: each document's list does too
+        if h.id not in doc_of:
+            raise BadArgument(f"passage {h.id!r} belongs to no known document: roll up hits of these passages only")
         grouped.setdefault(doc_of[h.id], []).append(h)
     titles = titles or {}
     out = []

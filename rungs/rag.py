@@ -30,18 +30,25 @@ short passages); tokens grow with the passages sent.
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import time
 
-from .errors import RungsError
-from .handbook import duplicates, passage_text
+from .errors import BadArgument, RungsError, _short, check_bool, check_client, check_int, check_query
+from .handbook import check_documents, passage_text
 from .llm import EmptyCompletion, TruncatedCompletion, default_client
 
 MAX_PASSAGES = 4
 MAX_CHARS = 1500
 MAX_QUESTION = 1000
+MAX_ATTEMPTS = 10  # each attempt is one more call, paid in seconds or in money
 NO_ANSWER = "je ne sais pas"
+
+#: The longest reply any rung reads: far more than max_tokens lets a model write, far less than what
+#: could stall a parser. An answer object is a few levels deep; one nested deeper is not an answer.
+MAX_REPLY_CHARS = 100_000
+MAX_REPLY_DEPTH = 32
 
 
 class AnswerUnavailable(RungsError, RuntimeError):
@@ -72,41 +79,92 @@ NO_ANSWER_RULE = ('\nSi les extraits ne permettent pas de répondre, réponds ex
 
 def prepare_passages(passages: list[dict], max_passages: int = MAX_PASSAGES, max_chars: int = MAX_CHARS) -> list[dict]:
     """The passages that will be sent: the first ``max_passages``, each cut to ``max_chars`` code points."""
-    if not 1 <= max_passages <= MAX_PASSAGES:
-        raise ValueError(f"max_passages must be between 1 and {MAX_PASSAGES}, not {max_passages}")
-    if not 1 <= max_chars <= MAX_CHARS:
-        raise ValueError(f"max_chars must be between 1 and {MAX_CHARS}, not {max_chars}")
-    dup = duplicates(str(p["id"]) for p in passages)
-    if dup:
-        raise ValueError(f"two passages share an id ({dup}): "
-                         "a citation must point at exactly one")
+    check_int(max_passages, "max_passages", low=1, high=MAX_PASSAGES)
+    check_int(max_chars, "max_chars", low=1, high=MAX_CHARS)
+    # Two passages sharing an id are refused (a citation must point at exactly one), and so is a passage
+    # without an id or whose text is not text: the one rule every rung applies (handbook.check_documents).
+    passages = check_documents(passages, name="passages")
     # Python strings are sequences of code points: slicing never splits an « é ».
     # A passage is anything with an id and a text: a passage dict, or a page (its title and body).
     return [{"id": str(p["id"]), "text": passage_text(p)[:max_chars]} for p in passages[:max_passages]]
 
 
 def build_prompt(question: str, passages: list[dict], *, no_answer_rule: bool = True) -> str:
-    """The whole prompt, exactly as sent: every passage fenced by its id."""
-    blocks = "\n\n".join(f'<extrait id="{p["id"]}">\n{p["text"]}\n</extrait>' for p in passages)
+    """The whole prompt, exactly as sent: every passage fenced by its id.
+
+    The fence is only ours if a passage cannot write it: ``<`` and ``>`` in a passage's text (and
+    ``<``, ``>``, ``&`` and quotes in its id) are written as XML entities, so a page whose text holds
+    ``</extrait><extrait id="conges-payes">`` shows those words and opens no block.
+    """
+    check_query(question, name="question", max_chars=MAX_QUESTION)
+    check_bool(no_answer_rule, "no_answer_rule")
+    passages = check_documents(passages, name="passages")
+    blocks = "\n\n".join(f'<extrait id="{_attribute(p["id"])}">\n{_content(passage_text(p))}\n</extrait>'
+                          for p in passages)
     return PROMPT.format(passages=blocks, question=question, no_answer=NO_ANSWER_RULE if no_answer_rule else "")
+
+
+def _attribute(value) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def _content(text: str) -> str:
+    # Only the angle brackets: « Boréal & Moi » stays readable, and no tag can be written without them.
+    return text.replace("<", "&lt;").replace(">", "&gt;")
 
 
 def schema_for(passages: list[dict]) -> dict:
     """A JSON schema whose ``sources`` can only hold the ids that were sent (the local server enforces it)."""
+    passages = check_documents(passages, name="passages")
     return {"type": "object",
             "properties": {"answer": {"type": "string"},
-                           "sources": {"type": "array", "items": {"enum": [p["id"] for p in passages]}}},
+                           "sources": {"type": "array", "items": {"enum": [str(p["id"]) for p in passages]}}},
             "required": ["answer", "sources"]}
 
 
 _FENCE = re.compile(r"^```[A-Za-z]*[ \t]*\n(.*?)\n?```$", re.DOTALL)
 
 
+def parse_json(text: str):
+    """``json.loads`` for a model's reply, which never crashes: a reply that cannot be read for any
+    reason — too long, nested too deep, an integer of 5,000 digits, not JSON — is an ``UnusableReply``
+    (asked again, or repaired), never a raw RecursionError or ValueError."""
+    if not isinstance(text, str):
+        raise UnusableReply(f"the reply is {type(text).__name__}, not text")
+    if len(text) > MAX_REPLY_CHARS:
+        raise UnusableReply(f"a reply of {len(text):,} characters (the limit is {MAX_REPLY_CHARS:,})")
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        raise UnusableReply("not JSON (prose around the object, or no object at all)") from None
+    except (ValueError, RecursionError) as err:  # Python's 4,300-digit limit; nesting past the stack
+        raise UnusableReply(f"JSON that cannot be read ({type(err).__name__}: {str(err)[:80]})") from None
+    if _depth(value) > MAX_REPLY_DEPTH:
+        raise UnusableReply(f"JSON nested more than {MAX_REPLY_DEPTH} levels deep")
+    return value
+
+
+def _depth(value) -> int:
+    """How deeply lists and objects nest (iteratively: no recursion to run out of)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, (list, dict)):
+            deepest = max(deepest, level)
+            if level <= MAX_REPLY_DEPTH:
+                stack.extend((child, level + 1) for child in (item.values() if isinstance(item, dict) else item))
+    return deepest
+
+
 def decode(text: str) -> dict:
     """Read one reply: a bare JSON object, or one wrapped whole in exactly one code fence."""
+    if text is not None and not isinstance(text, str):
+        raise UnusableReply(f"the reply is {type(text).__name__}, not text")
     body = (text or "").strip()
     if not body:
         raise UnusableReply("no text")
+    if len(body) > MAX_REPLY_CHARS:
+        raise UnusableReply(f"a reply of {len(body):,} characters (the limit is {MAX_REPLY_CHARS:,})")
     if body.startswith("```"):
         if body.count("```") == 1:
             raise UnusableReply("a code fence that is never closed")
@@ -118,31 +176,40 @@ def decode(text: str) -> dict:
         body = match.group(1).strip()
     elif "```" in body:
         raise UnusableReply("prose around a code block")
-    try:
-        reply = json.loads(body)
-    except json.JSONDecodeError:
-        raise UnusableReply("not JSON (prose around the object, or no object at all)") from None
+    reply = parse_json(body)
     if not isinstance(reply, dict):
         raise UnusableReply(f"a JSON {type(reply).__name__}, not an object")
     if not isinstance(reply.get("answer"), str):
         raise UnusableReply('"answer" missing or not a string')
+    if not reply["answer"].strip():
+        raise UnusableReply('"answer" is blank: a blank answer is not an answer (nor « je ne sais pas »)')
+    try:
+        reply["answer"].encode("utf-8")
+    except UnicodeEncodeError:  # a JSON escape « \ud800 » decodes to half a character: not text to show
+        raise UnusableReply('"answer" holds a lone surrogate, which is not text') from None
     sources = reply.get("sources")
     if not isinstance(sources, list):
         raise UnusableReply('"sources" missing or not a list')
     for s in sources:
         # True == 1 in Python: without this check, a boolean would pass as passage 1.
         if isinstance(s, bool) or not isinstance(s, (str, int)):
-            raise UnusableReply(f"{s!r} is not a passage id (ids are strings or integers)")
+            raise UnusableReply(f"{_short(s)} is not a passage id (ids are strings or integers)")
     return {"answer": reply["answer"], "sources": [str(s) for s in sources]}
 
 
 def is_no_answer(text: str) -> bool:
     """« Je ne sais pas. », « je ne sais pas », « JE NE SAIS PAS ! »: the no-answer, however it is dressed."""
+    if not isinstance(text, str):
+        raise BadArgument(f"text must be a string, not {type(text).__name__}")
     return re.sub(r"[\s.!…]+", " ", text.replace("’", "'")).strip().lower() == NO_ANSWER
 
 
 def ground(reply: dict, sent_ids: list[str]) -> dict:
     """Check the citations against what was sent; return the answer in its final form."""
+    if not (isinstance(reply, dict) and isinstance(reply.get("answer"), str) and isinstance(reply.get("sources"), list)):
+        raise BadArgument("reply must be what decode returns: {'answer': text, 'sources': [ids]}")
+    if not isinstance(sent_ids, (list, tuple)) or not all(isinstance(i, str) for i in sent_ids):
+        raise BadArgument("sent_ids must be a list of the ids sent, as text")
     never_sent = [s for s in reply["sources"] if s not in sent_ids]
     if never_sent:
         raise AnswerNotGrounded(f"the answer cites {never_sent}, never sent (sent: {sent_ids})")
@@ -158,18 +225,20 @@ def answer_with_details(question: str, passages: list[dict], client=None, *, att
                         max_passages: int = MAX_PASSAGES, max_chars: int = MAX_CHARS,
                         no_answer_rule: bool = True, constrain: bool = True, max_tokens: int = 300) -> dict:
     """``answer``, plus what it took: the prompt, every raw reply, why any was refused, tokens, seconds."""
-    if not isinstance(question, str):
-        raise TypeError(f"question must be a string, not {type(question).__name__}")
-    if len(question) > MAX_QUESTION:
-        raise ValueError(f"the question has {len(question)} characters; the limit is {MAX_QUESTION}")
-    if attempts < 1:
-        raise ValueError(f"attempts must be 1 or more, not {attempts}")
-    sent = prepare_passages(passages, max_passages, max_chars) if passages else []
+    # Every knob checked once, here, before any call (the provider bills every character of the prompt).
+    check_query(question, name="question", max_chars=MAX_QUESTION)
+    check_int(attempts, "attempts", low=1, high=MAX_ATTEMPTS)
+    check_int(max_tokens, "max_tokens", low=1, high=100_000)
+    check_bool(no_answer_rule, "no_answer_rule")
+    check_bool(constrain, "constrain")
+    if passages is None:
+        passages = []
+    sent = prepare_passages(passages, max_passages, max_chars)
     details = {"answer": NO_ANSWER, "sources": [], "prompt": None, "replies": [], "refused": [],
                "input_tokens": 0, "output_tokens": 0, "seconds": 0.0, "calls": 0, "sent": [p["id"] for p in sent]}
     if not question.strip() or not sent:
         return details  # nothing to ask: no call, no cost
-    client = client or default_client()
+    client = check_client(client) if client is not None else default_client()
     prompt = build_prompt(question, sent, no_answer_rule=no_answer_rule)
     details["prompt"] = prompt
     schema = schema_for(sent) if constrain else None

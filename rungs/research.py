@@ -31,17 +31,19 @@ round, one synthesis, one follow-up call: about a minute on 2 cores.
 
 from __future__ import annotations
 
-import json
 import re
 import secrets
 import time
 
 from .decide import NoAnswerObject, extract_answer_object
-from .errors import MAX_QUERY_CHARS, BadArgument, check_choice, check_int, check_number, check_query
-from .handbook import page_text
+from .display import LiveText
+from .errors import (MAX_QUERY_CHARS, BadArgument, RungsError, check_choice, check_client, check_int, check_number,
+                     check_query, check_text)
+from .handbook import check_documents, page_text
 from .hybrid import rrf
 from .llm import ModelError, default_client
-from .rag import is_no_answer
+from .rag import MAX_REPLY_CHARS, UnusableReply, is_no_answer, parse_json
+from .retrieval import Retriever
 
 MAX_ROUNDS = 5
 MAX_SOURCES = 12  # what fits, fenced and cut at 1,500 characters, in a small model's context
@@ -76,76 +78,200 @@ class ListSink(list):
 
 
 def printing_sink(event: dict) -> None:
-    """A live display for a notebook: status lines, then the answer as it streams."""
+    """A live display for a notebook: status lines, then the answer as it streams.
+
+    In a notebook it is ONE output that grows (``rungs.display.LiveText``): printed token by token, the
+    saved notebook would hold one output per token, a column of fragments in any static view.
+    """
+    live = LiveText.per_cell()
     kind = event["type"]
     if kind == "status":
-        print(f"· {event['stage']}: {event['detail']}", flush=True)
+        live.write(f"· {event['stage']}: {event['detail']}\n")
     elif kind == "delta":
-        print(event["text"], end="", flush=True)
+        live.write(event["text"])
     elif kind == "restart":
-        print(f"\n[the answer restarts with the next model: {event['reason']}]\n", flush=True)
+        live.write(f"\n[the answer restarts with the next model: {event['reason']}]\n\n")
     elif kind == "follow_ups":
-        print("\n\nfollow-ups:\n" + "\n".join(f"  - {q}" for q in event["questions"]), flush=True)
+        live.write("\n\nfollow-ups:\n" + "\n".join(f"  - {q}" for q in event["questions"]) + "\n")
     elif kind == "done":
-        print(f"\n· done in {event['seconds']:.1f} s", flush=True)
+        live.write(f"\n· done in {event['seconds']:.1f} s\n")
+        live.close()
 
 
 # ---------------------------------------------------------------- citations
 
-_CITATION = re.compile(r"^\[\s*(\d+(?:\s*[,;]\s*\d+)*)\s*\]$")
-_LOOKS_LIKE = re.compile(r"\d|source|page|extrait|\[", re.IGNORECASE)
+_LOOKS_LIKE = re.compile(r"\d|source|page|extrait", re.IGNORECASE)
+_CITATION_CHARS = re.compile(r"[\d\s,;]*")  # all a citation may hold: digits, spaces, « , » and « ; »
+_BRACKET = re.compile(r"[\[\]]")
+_SURROGATE = re.compile("[\ud800-\udfff]")  # in a Python string, a surrogate is always half of nothing
+#: How much of a removed group a note quotes: a 1 MB bracket must not make a 1 MB note.
+QUOTE_CHARS = 80
+
+
+class _Group:
+    """A « [ » not yet closed: what follows it (``parts``), its own words, the brackets closed inside it."""
+
+    __slots__ = ("parts", "own", "kids")
+
+    def __init__(self):
+        self.parts, self.own, self.kids = ["["], [], []
 
 
 class CitationFilter:
-    """Checks citations while text streams: holds a bracket until it closes, then keeps it or removes it."""
+    """Checks citations while text streams: holds a bracket until it closes, then keeps it or removes it.
+
+    Every bracket is judged on its own words when it closes, however long, spaced or nested: a
+    citation (« [1] », « [ 1, 3 ] ») is kept if every number in it was gathered and removed if not;
+    a bracket that looks like one (a digit, « source », « page », « extrait ») is removed; any other
+    bracket is text and kept. A bracket inside a bracket is judged first, so « Voir [ note [1] fin. »
+    keeps its valid « [1] » and all its words. Linear in the text; the same result for every way
+    the stream is cut into pieces.
+    """
 
     def __init__(self, allowed: set[int], emit):
-        self.allowed, self.emit = allowed, emit
-        self.held = ""
+        if isinstance(allowed, (str, bytes)) or not all(isinstance(n, int) and not isinstance(n, bool)
+                                                         for n in allowed):
+            raise BadArgument("allowed must be a set of source numbers (integers)")
+        if not callable(emit):
+            raise BadArgument(f"emit must be a function that shows text, not {type(emit).__name__}")
+        self.allowed, self.emit = set(allowed), emit
+        self._open: list[_Group] = []
         self.removed: list[str] = []
         self.cited: list[int] = []
 
-    def feed(self, text: str) -> None:
-        out = []
-        for ch in text:
-            if self.held:
-                self.held += ch
-                if ch == "]" and self.held.count("[") == self.held.count("]"):  # nested « [[…]] » closes whole
-                    out.append(self._close())
-                elif len(self.held) > 40:  # too long for a citation: it was ordinary text
-                    out.append(self.held)
-                    self.held = ""
-            elif ch == "[":
-                self.held = ch
-            else:
-                out.append(ch)
-        if "".join(out):
-            self.emit("".join(out))  # one event per delta, whatever was held back inside it
+    @property
+    def held(self) -> str:
+        """What is held back, waiting for its « ] »."""
+        return _flat([g.parts for g in self._open])
 
-    def _close(self) -> str:
-        group, self.held = self.held, ""
-        match = _CITATION.match(group)
-        if match:
-            numbers = [int(n) for n in re.split(r"[,;]", match.group(1))]
-            if all(n in self.allowed for n in numbers):
-                self.cited += [n for n in numbers if n not in self.cited]
-                return group
-        if match or _LOOKS_LIKE.search(group[1:-1]):
-            self.removed.append(group)  # a citation of something not gathered never reaches the reader
-            return ""
-        return group
+    def discard(self) -> None:
+        """Forget what is held (the stream failed): a half citation is never shown."""
+        self._open = []
+
+    def feed(self, text: str) -> None:
+        if not isinstance(text, str):
+            raise BadArgument(f"a streamed piece must be text, not {type(text).__name__}")
+        out, i = [], 0
+        while i < len(text):
+            if not self._open:  # outside every bracket, a « ] » that closes nothing is text: on to the next « [ »
+                j = text.find("[", i)
+                out.append(text[i:] if j < 0 else text[i:j])
+                if j < 0:
+                    break
+                self._open.append(_Group())
+                i = j + 1
+                continue
+            match = _BRACKET.search(text, i)
+            j = match.start() if match else len(text)
+            if j > i:  # words held inside the open bracket
+                self._open[-1].parts.append(text[i:j])
+                self._open[-1].own.append(text[i:j])
+            if match is None:
+                break
+            if text[j] == "[":
+                self._open.append(_Group())
+            else:
+                outcome = self._close(self._open.pop())
+                if self._open:
+                    self._open[-1].parts.append(outcome)
+                    self._open[-1].kids.append(outcome)
+                else:
+                    out.append(outcome)
+            i = j + 1
+        shown = _flat(out)
+        if shown:
+            self.emit(shown)  # one event per delta, whatever was held back inside it
+
+    def _close(self, group: _Group) -> list:
+        """What a closed bracket becomes: itself, nothing, or only the brackets that were inside it."""
+        own = "".join(group.own)
+        numbers = _citation(own) if not group.kids else None
+        if numbers is not None:
+            # A number of 5,000 digits is not compared as an integer (Python will not even read it).
+            if all(len(n) <= 9 and int(n) in self.allowed for n in numbers):
+                for n in map(int, numbers):  # « [1, 01] » cites 1 once
+                    if n not in self.cited:
+                        self.cited.append(n)
+                group.parts.append("]")
+                return group.parts
+            self.removed.append(_quote("[" + own + "]"))  # a citation of something not gathered never reaches the reader
+            return []
+        if _looks_like(own):
+            self.removed.append(_quote("[" + own + "]"))
+            return group.kids  # its own words go; the brackets inside it were judged on their own
+        if group.kids and not own.strip():
+            return group.kids  # « [[1]] » is « [1] », and « [[source 9]] » is nothing
+        group.parts.append("]")
+        return group.parts
 
     def finish(self) -> None:
-        """End of the stream: a half citation is dropped, an ordinary bracket of text is kept."""
-        if self.held and not _LOOKS_LIKE.search(self.held[1:]):
-            self.emit(self.held)
-        elif self.held:
-            self.removed.append(self.held)
-        self.held = ""
+        """End of the stream: a half citation is dropped; an unclosed bracket of text is kept as text."""
+        out = []
+        for group in self._open:  # outermost first: each one's text comes before the next one's
+            own = "".join(group.own)
+            # A half citation (« [1, 2 », « [ »), or a bracket whose only contents were removed: nothing to show.
+            if _half(own) and not _flat(group.kids):
+                self.removed.append(_quote("[" + own))
+                continue
+            out.append(group.parts)
+        self._open = []
+        shown = _flat(out)
+        if shown:
+            self.emit(shown)
+
+
+def _citation(own: str) -> list[str] | None:
+    """The numbers of « 1, 3 » (a citation's inside), or None if it is not only numbers and separators."""
+    if not _CITATION_CHARS.fullmatch(own):
+        return None
+    numbers = [n.strip() for n in re.split(r"[,;]", own)]
+    return numbers if all(n.isdecimal() for n in numbers) else None
+
+
+def _looks_like(own: str) -> bool:
+    # A digit of any script (« ３ », « ¹ », « Ⅲ ») or a word that names a source.
+    return bool(_LOOKS_LIKE.search(own)) or any(ch.isnumeric() for ch in own)
+
+
+def _half(own: str) -> bool:
+    """« [1, 2 », « [source 3 », « [ »: the beginning of a citation the stream cut off."""
+    rest = own.lstrip()
+    for word in ("source", "page", "extrait"):
+        if rest.lower().startswith(word):
+            rest = rest[len(word):].lstrip(" :")
+            break
+    return bool(re.fullmatch(r"[\d\s,;]*", rest))
+
+
+def _text(delta) -> str:
+    """A streamed piece as text a reader can be shown: half of a UTF-16 pair becomes « � »."""
+    if not isinstance(delta, str):
+        raise BadArgument(f"a streamed piece must be text, not {type(delta).__name__}")
+    return _SURROGATE.sub("\ufffd", delta)
+
+
+def _quote(text: str) -> str:
+    return text if len(text) <= QUOTE_CHARS else text[:QUOTE_CHARS - 1] + "…"
+
+
+def _flat(tree) -> str:
+    """The text of nested lists of strings, in order (iteratively: a bracket nested 100,000 deep is fine)."""
+    out, stack = [], [iter(tree)]
+    while stack:
+        for item in stack[-1]:
+            if isinstance(item, str):
+                out.append(item)
+            else:
+                stack.append(iter(item))
+                break
+        else:
+            stack.pop()
+    return "".join(out)
 
 
 def check_citations(text: str, allowed: set[int]) -> tuple[str, list[int], list[str]]:
     """The same check on a whole text: (clean text, numbers cited, groups removed)."""
+    check_text(text, "text", max_chars=MAX_REPLY_CHARS)
     out = []
     f = CitationFilter(allowed, out.append)
     f.feed(text)
@@ -193,17 +319,21 @@ Réponds uniquement en JSON : {{"questions": ["…", "…", "…"]}}"""
 
 def parse_plan(text: str, question: str) -> tuple[list[dict], str | None]:
     """Lenient: an object with topics, a fenced or chatty one, or a flat list of queries. Else: the question."""
+    if not check_query(question, name="question").strip():
+        raise BadArgument("question is blank: there is nothing to plan")
+    text = text if isinstance(text, str) and len(text) <= MAX_REPLY_CHARS else ""  # unreadable: no plan
     try:
         raw = extract_answer_object(text)
         topics = raw.get("topics") if isinstance(raw, dict) else None
     except NoAnswerObject:
         raw, topics = None, None
-    if topics is None:
+    if not isinstance(topics, list):  # {"topics": 5} or {"topics": "abc"} is no list of topics
+        topics = None
         # A flat list of queries is a plan with one topic.
-        match = re.search(r"\[[^\[\]]*\]", text or "", flags=re.S)
+        match = re.search(r"\[[^\[\]]*\]", text, flags=re.S)
         try:
-            flat = json.loads(match.group(0)) if match else None
-        except json.JSONDecodeError:
+            flat = parse_json(match.group(0)) if match else None
+        except UnusableReply:
             flat = None
         if isinstance(flat, list) and flat and all(isinstance(q, str) and q.strip() for q in flat):
             topics = [{"title": question, "todos": flat}]
@@ -223,6 +353,8 @@ def parse_plan(text: str, question: str) -> tuple[list[dict], str | None]:
 def check_bounds(mode: str, overrides: dict) -> dict:
     """The mode's bounds with your overrides, each checked once: a NaN deadline must not mean « no deadline »."""
     check_choice(mode, "mode", tuple(DEFAULTS))
+    if not isinstance(overrides, dict):
+        raise BadArgument(f"the bounds must be a dict of bound → value, not {type(overrides).__name__}")
     unknown = sorted(set(overrides) - set(DEFAULTS[mode]))
     if unknown:
         raise BadArgument(f"unknown bounds {unknown}; known: {sorted(DEFAULTS[mode])}")
@@ -345,7 +477,11 @@ class Run:
             before = set(gathered)
             for q in queries:
                 if q not in rankings:
-                    rankings[q] = self.retriever.search(q[:MAX_QUERY_CHARS], limit=self.b["per_query"])
+                    try:
+                        rankings[q] = self.retriever.search(q[:MAX_QUERY_CHARS], limit=self.b["per_query"])
+                    except BadArgument as err:  # a query the model wrote that the retriever refuses: skipped, said
+                        self.notes.append(f"survey: the query {q[:60]!r} was refused ({err}); skipped")
+                        rankings[q] = []
             gathered = self.select(rrf(rankings, k=self.b["fusion_k"]))
             new = [p for p in gathered if p not in before]
             rounds.append({"round": number, "queries": list(queries), "new_pages": new})
@@ -373,7 +509,7 @@ class Run:
         """Ask the model whether to go on, and with which new queries: (queries, None) or ([], why it stops)."""
         text = self.chain.chat("decide", CONTINUE_PROMPT.format(
             question=self.question, queries="; ".join(asked),
-            titles="; ".join(self.by_id[p]["title"] for p in gathered)), max_tokens=200, schema=CONTINUE_SCHEMA)
+            titles="; ".join(self.by_id[p].get("title") or p for p in gathered)), max_tokens=200, schema=CONTINUE_SCHEMA)
         try:
             decision = extract_answer_object(text or "")
         except NoAnswerObject:
@@ -394,7 +530,7 @@ class Run:
         for hit in fused:
             if hit.id not in self.by_id:
                 continue  # a retriever over other documents: what cannot be read cannot be a source
-            section = self.by_id[hit.id].get("section", "")
+            section = str(self.by_id[hit.id].get("section") or "")
             if per_section.get(section, 0) >= self.b["per_section"]:
                 continue
             per_section[section] = per_section.get(section, 0) + 1
@@ -421,12 +557,18 @@ class Run:
                 break
             pieces = []
             check = CitationFilter(set(numbered), lambda t: (pieces.append(t), self.sink({"type": "delta", "text": t})))
+            streamed = 0
             try:
                 for delta in client.stream([{"role": "user", "content": prompt}], max_tokens=400):
-                    check.feed(delta)
+                    delta = _text(delta)
+                    check.feed(delta[:MAX_REPLY_CHARS - streamed])
+                    streamed += len(delta)
+                    if streamed > MAX_REPLY_CHARS:  # a stream that never ends is cut, and what came is kept
+                        self.notes.append(f"synthesis: the answer was cut at {MAX_REPLY_CHARS:,} characters")
+                        break
                 check.finish()
             except Exception as err:  # a model that fails mid-stream: the next one starts over
-                check.held = ""  # a half citation is dropped, never shown
+                check.discard()  # a half citation is dropped, never shown
                 self.notes.append(f"synthesis: {getattr(client, 'model', 'a model')} failed while streaming "
                                   f"({type(err).__name__})")
                 if position + 1 < len(clients):
@@ -444,13 +586,22 @@ class Run:
             break
         if answer is None:
             self.notes.append("no model produced an answer: nothing is shown rather than something invented")
-        for group in removed:
+        for group in removed[:20]:
             self.notes.append(f"citation {group!r} removed: it points at nothing that was gathered")
+        if len(removed) > 20:
+            self.notes.append(f"… and {len(removed) - 20} more citations removed")
         self.timings["synthesize"] = self.ledger.clock() - started
         return answer, [numbered[n] for n in cited], numbered
 
     def follow_ups(self):
         """A few next questions; whatever the model replies, the answer already given is kept."""
+        try:
+            return self._follow_ups()
+        except RungsError as err:  # the answer is already shown: a failed extra never takes it away
+            self.notes.append(f"follow-ups: none ({type(err).__name__}: {str(err)[:120]})")
+            return []
+
+    def _follow_ups(self):
         if not self.b["follow_ups"]:
             return []
         over = self.ledger.over()
@@ -490,6 +641,17 @@ def run(question: str, *, pages: list[dict], retriever=None, client=None, mode: 
     """
     check_query(question if question is not None else "", name="question")
     bounds = check_bounds(mode, bounds)
+    pages = check_documents(pages, name="pages")
+    if retriever is not None and not isinstance(retriever, Retriever):
+        raise BadArgument(f"retriever must be a rungs retriever (search(query, *, limit)), not {type(retriever).__name__}")
+    if models is not None and (not isinstance(models, (list, tuple)) or not models):
+        raise BadArgument("models must be a non-empty list of clients (the fallback chain), or None")
+    for i, model in enumerate(models or ([client] if client is not None else [])):
+        check_client(model, f"models[{i}]" if models else "client", methods=("chat", "stream"))
+    if sink is not None and not callable(sink):
+        raise BadArgument(f"sink must be a function of one event, not {type(sink).__name__}")
+    if not callable(clock):
+        raise BadArgument(f"clock must be a function that returns seconds, not {type(clock).__name__}")
     ledger = Ledger(bounds, clock)
     notes: list[str] = []
     chain = ModelChain(models or [client or default_client()], ledger, notes)

@@ -104,23 +104,31 @@ def heatmap(frame, x: str, y: str, value: str, *, ax=None, title: str = ""):
     ax.set_xlabel(x)
     ax.set_ylabel(y)
     best = divmod(int(table.values.argmax()), table.shape[1])
-    ax.scatter([best[1]], [best[0]], marker="*", s=200, color="white", edgecolors="black")
+    # The best cell is outlined, not starred: a marker on top would hide the value the reader wants.
+    ax.add_patch(plt.Rectangle((best[1] - 0.5, best[0] - 0.5), 1, 1, fill=False, edgecolor="red", linewidth=2.5))
     for (i, j), v in zip(itertools.product(range(table.shape[0]), range(table.shape[1])), table.values.ravel()):
-        ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=7, color="white" if v < table.values.mean() else "black")
+        ax.text(j, i, f"{v:.3f}", ha="center", va="center", fontsize=7, color="white" if v < table.values.mean() else "black")
     ax.figure.colorbar(image, ax=ax, label=value)
     ax.set_title(title)
     return ax
 
 
-def line(frame, x: str, values: list[str], *, ax=None, title: str = ""):
-    """Metrics along one knob."""
+def line(frame, x: str, values: list[str], *, ax=None, title: str = "", ylabel: str | None = None,
+         xscale: str = "linear"):
+    """Metrics along one knob. ``xscale="symlog"`` spreads values such as 0, 1, 5, 60, 1000 (0 included)."""
     import matplotlib.pyplot as plt
 
     if ax is None:
         _, ax = plt.subplots(figsize=(6, 3.2))
+    frame = frame.sort_values(x)  # a grid lists its default first: plotted in that order the line zigzags
     for v in values:
         ax.plot(frame[x], frame[v], marker="o", label=v)
+    # symlog is linear below 1 and logarithmic above, so k = 0 has a place on the axis.
+    ax.set_xscale(xscale, **({"linthresh": 1} if xscale == "symlog" else {}))
+    if xscale != "linear":  # plain numbers (1, 10, 100) rather than powers of ten
+        ax.xaxis.set_major_formatter(plt.FuncFormatter(lambda value, _: f"{value:g}"))
     ax.set_xlabel(x)
+    ax.set_ylabel(ylabel if ylabel is not None else (values[0] if len(values) == 1 else "score (higher is better)"))
     ax.legend()
     ax.set_title(title)
     ax.grid(alpha=0.3)

@@ -33,6 +33,7 @@ page is the only one encoded again), one query encoding per search.
 from __future__ import annotations
 
 
+import contextlib
 import hashlib
 import os
 import warnings
@@ -41,8 +42,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import BadArgument, RungsError
-from .handbook import duplicates, passage_text
+from .errors import BadArgument, RungsError, check_query, check_text
+from .handbook import check_documents, passage_text
 from .retrieval import Hit, Retriever
 
 # Offline by construction: no library below may reach for a model hub.
@@ -90,7 +91,9 @@ class Encoder:
         return self._safe(self._queries, texts)
 
     def _safe(self, fn, texts):
-        texts = list(texts)
+        if isinstance(texts, (str, bytes)):  # iterated, a string would be one text per letter
+            raise BadArgument("texts must be a list of texts, not one string")
+        texts = [check_text(t, f"texts[{i}]") for i, t in enumerate(texts)]
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         try:
@@ -105,7 +108,11 @@ class Encoder:
 
 def check_vectors(raw, count: int, dim: int, name: str = "encoder") -> np.ndarray:
     """Refuse unusable vectors; return them as float32 rows of length 1."""
-    vectors = np.asarray(raw, dtype=np.float32)
+    try:
+        with np.errstate(over="ignore"):  # a value past float32's range becomes inf, refused just below
+            vectors = np.asarray(raw, dtype=np.float32)
+    except (TypeError, ValueError, OverflowError) as err:  # ragged rows, text, objects, 10**400: not vectors
+        raise EncodingFailed(f"{name} returned something that is not a matrix of numbers ({err})") from None
     if vectors.ndim == 1 and count == 1:
         vectors = vectors[None, :]
     if vectors.ndim != 2 or vectors.shape[0] != count:
@@ -114,11 +121,12 @@ def check_vectors(raw, count: int, dim: int, name: str = "encoder") -> np.ndarra
         raise EncodingFailed(f"{name} returned vectors of size {vectors.shape[1]}, expected {dim}")
     if not np.isfinite(vectors).all():
         raise EncodingFailed(f"{name} returned NaN or infinite values")
-    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    # In float64: a float32 vector of huge values has an infinite norm (and a tiny one a zero norm).
+    norms = np.linalg.norm(vectors.astype(np.float64), axis=1, keepdims=True)
     if (norms == 0).any():
         raise EncodingFailed(f"{name} returned an all-zero vector: its direction means nothing")
     # Unit length, so that a dot product is the cosine.
-    return (vectors / norms).astype(np.float32)
+    return (vectors.astype(np.float64) / norms).astype(np.float32)
 
 
 _MODELS: dict = {}  # one loaded model per (kind, threads): heavy components load once per kernel
@@ -232,6 +240,10 @@ class CacheCorrupted(RungsError, UserWarning):
     """A vector cache file on disk could not be trusted; it is set aside and rebuilt (the message names it)."""
 
 
+class CacheNotSaved(RungsError, UserWarning):
+    """The vectors could not be written to disk (folder read-only, disk full…); they are kept in memory."""
+
+
 class VectorCache:
     """Document vectors per encoder, keyed by the text: in memory, and on disk in one file written atomically.
 
@@ -244,6 +256,10 @@ class VectorCache:
     """
 
     def __init__(self, encoder: Encoder, folder: str | Path | None = CACHE):
+        if not isinstance(encoder, Encoder):
+            raise BadArgument(f"encoder must be a rungs.vectors.Encoder, not {type(encoder).__name__}")
+        if folder is not None and not isinstance(folder, (str, os.PathLike)):
+            raise BadArgument(f"folder must be a folder's path or None, not {type(folder).__name__}")
         self.encoder = encoder
         self.file = Path(folder) / f"{encoder.fingerprint}.npz" if folder else None
         self.vectors: dict[str, np.ndarray] = {}
@@ -276,9 +292,12 @@ class VectorCache:
 
     @staticmethod
     def key(text: str) -> str:
-        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+        return hashlib.sha256(check_text(text, "text").encode("utf-8")).hexdigest()
 
     def documents(self, texts: list[str]) -> np.ndarray:
+        if isinstance(texts, (str, bytes)):  # iterated, a string would be one text per letter
+            raise BadArgument("texts must be a list of texts, not one string")
+        texts = list(texts)
         keys = [self.key(t) for t in texts]
         missing = list(dict.fromkeys(k for k in keys if k not in self.vectors))
         self.hits += len(keys) - len(missing)
@@ -295,12 +314,19 @@ class VectorCache:
     def _save(self):
         if not self.file:
             return
-        self.file.parent.mkdir(parents=True, exist_ok=True)
         partial = self.file.with_suffix(f".{os.getpid()}.partial.npz")
         keys = sorted(self.vectors)
-        np.savez(partial, keys=np.array(keys), vectors=np.stack([self.vectors[k] for k in keys]))
-        # Renamed whole: a reader never sees half a file.
-        os.replace(partial, self.file)
+        try:
+            self.file.parent.mkdir(parents=True, exist_ok=True)
+            np.savez(partial, keys=np.array(keys), vectors=np.stack([self.vectors[k] for k in keys]))
+            # Renamed whole: a reader never sees half a file.
+            os.replace(partial, self.file)
+        except OSError as err:  # the vectors are computed: losing the file must not lose them
+            self.problem = (f"the vector cache {self.file} could not be written ({type(err).__name__}: {err}); "
+                            "the vectors are kept in memory for this session")
+            warnings.warn(self.problem, CacheNotSaved, stacklevel=3)
+            with contextlib.suppress(OSError):
+                partial.unlink()  # no half-written file left behind
 
 
 _CACHES: dict[str, VectorCache] = {}
@@ -308,6 +334,8 @@ _CACHES: dict[str, VectorCache] = {}
 
 def cache_for(encoder: Encoder) -> VectorCache:
     """The kernel's cache for this encoder (one per fingerprint)."""
+    if not isinstance(encoder, Encoder):
+        raise BadArgument(f"encoder must be a rungs.vectors.Encoder, not {type(encoder).__name__}")
     if encoder.fingerprint not in _CACHES:
         _CACHES[encoder.fingerprint] = VectorCache(encoder)
     return _CACHES[encoder.fingerprint]
@@ -324,12 +352,19 @@ class VectorIndex(Retriever):
 
     def __init__(self, documents: list[dict], encoder: Encoder | None = None, *, cache: VectorCache | None = None):
         super().__init__()
+        if encoder is not None and not isinstance(encoder, Encoder):
+            raise BadArgument(f"encoder must be a rungs.vectors.Encoder (or None: the default), "
+                              f"not {type(encoder).__name__}")
+        if cache is not None and not isinstance(cache, VectorCache):
+            raise BadArgument(f"cache must be a VectorCache (or None), not {type(cache).__name__}")
+        documents = check_documents(documents)
         self.encoder = encoder or default_encoder()
+        if cache is not None and cache.encoder.fingerprint != self.encoder.fingerprint:
+            # Documents encoded by one model, queries by another: every cosine would be meaningless.
+            raise BadArgument(f"cache holds vectors of {cache.encoder.fingerprint}, not of the encoder "
+                              f"{self.encoder.fingerprint}: pass VectorCache(encoder)")
         self.name = f"vectors ({self.encoder.name})"
         self.ids = [str(d["id"]) for d in documents]
-        dup = duplicates(self.ids)
-        if dup:
-            raise BadArgument(f"duplicate document ids {dup}: each document needs its own id")
         self.titles = {str(d["id"]): str(d.get("title") or "") for d in documents}
         # Ties are broken on the identifier: the position of each id in sorted order.
         self.id_rank = np.empty(len(self.ids), dtype=np.int64)
@@ -339,7 +374,7 @@ class VectorIndex(Retriever):
 
     def cosines(self, query: str) -> np.ndarray:
         """The cosine of every document with the query, in the order the documents were given."""
-        return self.matrix @ self.encoder.encode_queries([query])[0]
+        return self.matrix @ self.encoder.encode_queries([check_query(query)])[0]
 
     def _search(self, query, limit, knobs):
         if not self.ids:

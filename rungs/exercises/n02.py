@@ -1,0 +1,162 @@
+"""Exercises of notebook 02 (hybrid search): the fusion constant, a strict keyword leg, the answer retriever.
+
+Each check recomputes the truth with ``rungs`` (the encoder is loaded once, on the first check).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from functools import cache
+
+from . import Exercise
+
+
+@cache
+def _setup():
+    from ..bm25 import build_index
+    from ..handbook import load_pages, load_questions
+    from ..hybrid import Hybrid
+    from ..vectors import VectorIndex
+
+    pages, questions = load_pages(), load_questions()
+    keyword = build_index(pages, stopwords=True)
+    vector = VectorIndex(pages)
+    return pages, questions, keyword, Hybrid({"keyword": keyword, "vector": vector})
+
+
+def _integer(answer) -> int:
+    if isinstance(answer, bool) or not isinstance(answer, numbers.Integral):
+        raise TypeError(f"give a whole number, not {type(answer).__name__} {answer!r}")
+    return int(answer)
+
+
+def _fraction(answer) -> float:
+    if isinstance(answer, bool) or not isinstance(answer, numbers.Real) or not math.isfinite(answer):
+        raise TypeError(f"give a number between 0 and 1, not {type(answer).__name__} {answer!r}")
+    return float(answer)
+
+
+# ---------------------------------------------------------------- 1 · where k flips the order
+
+QUESTION_ID, FIRST_SMALL_K, FIRST_LARGE_K = "q002", "conges-payes", "conge-sans-solde"
+
+
+def _smallest_k() -> int:
+    _, questions, _, fusion = _setup()
+    question = next(q["question"] for q in questions if q["id"] == QUESTION_ID)
+    for k in range(0, 1001):
+        scores = {h.id: h.score for h in fusion.search(question, k=k, limit=70)}
+        if scores.get(FIRST_LARGE_K, 0.0) > scores.get(FIRST_SMALL_K, 0.0):
+            return k
+    raise AssertionError("no k up to 1000 puts the page ahead")  # pragma: no cover - the data changed
+
+
+def _judge_smallest_k(answer):
+    answer = _integer(answer)
+    truth = _smallest_k()
+    if answer == truth:
+        return True, (f"at k = {answer} the page found 2nd by both legs outscores the page that one leg "
+                      "ranks 1st; below it, each leg's favourite dominates")
+    if answer == truth - 1:
+        return False, ("at that k the two scores are exactly equal, and the tie is broken by id: "
+                       "look for a score strictly higher")
+    if answer < truth:
+        return False, "at that k Congés payés still scores at least as much: print both fused scores"
+    return False, "at that k Congé sans solde is ahead, but it already was at a smaller k"
+
+
+SMALLEST_K = Exercise(
+    name="smallest_k",
+    question="The smallest whole k at which Congé sans solde's fused score beats Congés payés's for q002.",
+    judge=_judge_smallest_k,
+    hint_text=("loop k over 0, 1, 2, … and print {h.id: h.score for h in fusion.search(question, k=k, limit=70)} "
+               "for the two pages; compare the scores, not only the ranks (one k gives an exact tie)."),
+    solution_code="""
+for k in range(0, 100):
+    scores = {h.id: h.score for h in fusion.search(question, k=k, limit=70)}
+    if scores["conge-sans-solde"] > scores["conges-payes"]:
+        print(k)  # Congé sans solde: ranks 2 and 2; Congés payés: ranks 4 and 1
+        break
+# By hand: 2/(k+2) > 1/(k+4) + 1/(k+1)  ⇔  k > 2; at k = 2 both are exactly 1/2.""",
+    solution_value=_smallest_k,
+    wrong_answers=[2, 1, 60],
+)
+
+
+# ---------------------------------------------------------------- 2 · how often a strict keyword leg speaks
+
+def _all_leg_count() -> int:
+    _, questions, keyword, _ = _setup()
+    return sum(bool(keyword.search(q["question"], match="all")) for q in questions
+               if any(g > 0 for g in q["relevant"].values()))
+
+
+def _judge_all_leg_count(answer):
+    answer = _integer(answer)
+    truth = _all_leg_count()
+    if answer == truth:
+        return True, ("so on every other question a fusion with this leg is the vector leg alone: "
+                      "the keyword evidence is almost never there")
+    _, questions, _, _ = _setup()
+    answerable = sum(1 for q in questions if any(g > 0 for g in q["relevant"].values()))
+    if answer >= answerable:
+        return False, "that counts every answerable question; count only those where the search returns a page"
+    return False, "not that many: count the questions whose search(..., match='all') is not empty"
+
+
+ALL_LEG_COUNT = Exercise(
+    name="all_leg_count",
+    question="On how many answerable questions does the keyword leg matching all words return a page?",
+    judge=_judge_all_leg_count,
+    hint_text="an answerable question has a page graded above 0 in q['relevant']; an empty list is falsy.",
+    solution_code="""
+sum(bool(keyword.search(q["question"], match="all")) for q in questions
+    if any(grade > 0 for grade in q["relevant"].values()))""",
+    solution_value=_all_leg_count,
+    wrong_answers=[139, 0, 100],
+)
+
+
+# ---------------------------------------------------------------- 3 · the answer retriever on paraphrases
+
+def _answer_paraphrase_recall() -> float:
+    from ..evaluate import evaluate
+    from ..hybrid import answer_retriever
+    from ..tuning import split
+
+    pages, questions, _, _ = _setup()
+    _, held = split(questions)
+    paraphrase = [q for q in held if q["kind"] == "paraphrase"]
+    retriever = answer_retriever(pages)
+    return evaluate(lambda text: retriever.search(text, limit=5), paraphrase)["recall@5"]
+
+
+def _judge_answer_paraphrase_recall(answer):
+    answer = _fraction(answer)
+    truth = _answer_paraphrase_recall()
+    if abs(answer - truth) <= 0.0015:
+        return True, ("about half of the judged pages of a paraphrase reach the model's five passages; "
+                      "BM25 alone finds almost none of them")
+    if answer > truth:
+        return False, ("too high: did you keep only the paraphrase questions of the held-out half? "
+                       "The lexical ones lift the average")
+    return False, "too low: was it the answer retriever (hybrid.answer_retriever(pages)) that ranked, with limit=5?"
+
+
+ANSWER_PARAPHRASE_RECALL = Exercise(
+    name="answer_paraphrase_recall",
+    question="recall@5 of hybrid.answer_retriever(pages) on the held-out half's paraphrase questions.",
+    judge=_judge_answer_paraphrase_recall,
+    hint_text=("held = tuning.split(questions)[1]; keep q['kind'] == 'paraphrase'; "
+               "ev.evaluate(lambda t: answers.search(t, limit=5), those)['recall@5']."),
+    solution_code="""
+answers = hybrid.answer_retriever(pages)
+held_paraphrase = [q for q in tuning.split(questions)[1] if q["kind"] == "paraphrase"]
+ev.evaluate(lambda t: answers.search(t, limit=5), held_paraphrase)["recall@5"]""",
+    solution_value=_answer_paraphrase_recall,
+    wrong_answers=[0.017, 0.833, 1.0],
+)
+
+
+EXERCISES = {ex.name: ex for ex in (SMALLEST_K, ALL_LEG_COUNT, ANSWER_PARAPHRASE_RECALL)}

@@ -1,0 +1,165 @@
+"""Exercises of the tuning lab (notebook 06): a metric by hand, one knob at a time, how many questions a test needs.
+
+Each check recomputes the truth with ``rungs`` (the encoder is loaded only by the exercise that needs it).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from functools import cache
+
+from . import Exercise
+
+
+@cache
+def _handbook():
+    from ..bm25 import build_index
+    from ..fastbm25 import FastBM25
+    from ..handbook import load_pages, load_questions
+
+    pages, questions = load_pages(), load_questions()
+    index = build_index(pages)
+    return pages, questions, index, FastBM25.from_index(index)
+
+
+def _number(answer) -> float:
+    if isinstance(answer, bool) or not isinstance(answer, numbers.Real) or not math.isfinite(answer):
+        raise TypeError(f"give a number, not {type(answer).__name__} {answer!r}")
+    return float(answer)
+
+
+def _integer(answer) -> int:
+    if isinstance(answer, bool) or not isinstance(answer, numbers.Integral):
+        raise TypeError(f"give a whole number, not {type(answer).__name__} {answer!r}")
+    return int(answer)
+
+
+# ---------------------------------------------------------------- 1 · average precision by hand
+
+def _average_precision() -> float:
+    from ..evaluate import average_precision
+
+    _, questions, index, _ = _handbook()
+    q = next(q for q in questions if q["id"] == "q009")
+    return average_precision(index.search(q["question"], limit=5), q["relevant"])
+
+
+def _judge_average_precision(answer):
+    answer = _number(answer)
+    truth = _average_precision()
+    if abs(answer - truth) <= 0.001:
+        return True, ("the first relevant page is at rank 1 (precision 1/1), the second at rank 3 "
+                      "(precision 2/3); their mean over the relevant pages")
+    if abs(answer - 1.0) <= 0.001:
+        return False, "that is the reciprocal rank: average precision looks at every relevant page, not the first"
+    if abs(answer - 0.4) <= 0.001:
+        return False, "that is precision@5: average precision takes the precision at each relevant page's rank"
+    return False, "list the ranks of the relevant pages; at each, precision = relevant so far / rank; then average"
+
+
+AVERAGE_PRECISION = Exercise(
+    name="average_precision",
+    question="The average precision of the q009 ranking of section 1, computed by hand.",
+    judge=_judge_average_precision,
+    hint_text="find where the two judged pages are in the ranking; precision@rank at each; mean over the judged pages.",
+    solution_code="""
+# conge-paternite at rank 1: 1/1; conges-evenements-familiaux at rank 3: 2/3
+answer = (1 / 1 + 2 / 3) / 2
+assert abs(answer - ev.average_precision(ranking, q["relevant"])) < 1e-12""",
+    solution_value=_average_precision,
+    wrong_answers=[1.0, 0.4, 0.95],
+)
+
+
+# ---------------------------------------------------------------- 2 · one knob at a time
+
+K1_VALUES = [1.2, 0.0, 0.3, 0.6, 0.9, 1.5, 2.0, 3.0, 5.0, 8.0, 12.0, 20.0, 50.0]
+
+
+def _k1_alone() -> float:
+    from ..tuning import split, sweep
+
+    _, questions, _, fast = _handbook()
+    tune, _ = split(questions)
+
+    def run(question, k1):
+        return fast.search(question, limit=10, explain=False, k1=k1, b=0.75, weights={"title": 1.0, "body": 1.0})
+
+    frame = sweep({"k1": K1_VALUES}, run, tune, progress=False)
+    return float(frame.sort_values("MRR", ascending=False, kind="stable").iloc[0]["k1"])
+
+
+def _judge_k1_alone(answer):
+    answer = _number(answer)
+    truth = _k1_alone()
+    if answer == truth:
+        return True, ("with b = 0.75 a moderate k1 is best; with b = 0.25 the sweep preferred a large one: "
+                      "the knobs interact, so the best k1 depends on where b is")
+    if answer == 12.0:
+        return False, "12 is the best with b = 0.25 and title 3; fix b = 0.75 and title = 1 and sweep k1 alone"
+    if answer == 1.2:
+        return False, "1.2 is the default; does the sweep of k1 alone, at b = 0.75 and title 1, agree?"
+    return False, "sweep k1 over the section-3 list with b = 0.75 and title weight 1, on the tuning half, by MRR"
+
+
+K1_ALONE = Exercise(
+    name="k1_alone",
+    question="With b = 0.75 and title weight 1 fixed, the k1 of the section-3 grid with the best tuning-half MRR.",
+    judge=_judge_k1_alone,
+    hint_text=("tuning.sweep({'k1': grid['k1']}, lambda t, k1: run(t, k1=k1, b=0.75, title=1), tune, progress=False), "
+               "then the row with the largest MRR (the first in grid order among ties)."),
+    solution_code="""
+alone = tuning.sweep({"k1": grid["k1"]}, lambda t, k1: run(t, k1=k1, b=0.75, title=1), tune, progress=False)
+alone.sort_values("MRR", ascending=False, kind="stable").iloc[0]["k1"]""",
+    solution_value=_k1_alone,
+    wrong_answers=[12.0, 1.2, 50.0],
+)
+
+
+# ---------------------------------------------------------------- 3 · how many questions would it take?
+
+def _fusion_needed() -> int:
+    from ..bm25 import build_index
+    from ..evaluate import paired_test, per_question, questions_needed
+    from ..hybrid import rrf
+    from ..tuning import split
+    from ..vectors import VectorIndex
+
+    pages, questions, _, _ = _handbook()
+    _, held = split(questions)
+    keyword, vector = build_index(pages, stopwords=True), VectorIndex(pages)
+    legs = {q["question"]: {"keyword": keyword.search(q["question"], limit=70),
+                            "vector": vector.search(q["question"], limit=70)} for q in held}
+    test = paired_test(per_question(lambda t: rrf(legs[t], k=60), held),
+                       per_question(lambda t: rrf(legs[t], k=0), held))
+    return questions_needed(test["diff"], test["sd"])
+
+
+def _judge_fusion_needed(answer):
+    answer = _integer(answer)
+    truth = _fusion_needed()
+    if abs(answer - truth) <= max(1, truth // 100):
+        return True, ("thousands of questions for a difference that small: on this handbook the held-out "
+                      "half cannot tell k = 0 from k = 60 in MRR, and no handbook-sized set could")
+    if answer in (69, 70, 139):
+        return False, "that is the size of a half (or of both): the question is how many a test would need"
+    return False, ("paired_test(per_question(k = 60), per_question(k = 0)) on the held-out half, "
+                   "then questions_needed(its diff, its sd)")
+
+
+FUSION_NEEDED = Exercise(
+    name="fusion_needed",
+    question="How many questions would a paired test need to detect the held-out MRR difference between k = 0 and k = 60?",
+    judge=_judge_fusion_needed,
+    hint_text=("ev.paired_test(ev.per_question(lambda t: fuse(t, k=60), held), ev.per_question(lambda t: fuse(t, k=0), held)) "
+               "gives diff and sd; ev.questions_needed(diff, sd) turns them into a number of questions."),
+    solution_code="""
+test = ev.paired_test(ev.per_question(lambda t: fuse(t, k=60), held), ev.per_question(lambda t: fuse(t, k=0), held))
+ev.questions_needed(test["diff"], test["sd"])""",
+    solution_value=_fusion_needed,
+    wrong_answers=[70, 69, 139],
+)
+
+
+EXERCISES = {ex.name: ex for ex in (AVERAGE_PRECISION, K1_ALONE, FUSION_NEEDED)}
