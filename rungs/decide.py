@@ -39,7 +39,8 @@ import math
 import time
 from collections.abc import Mapping
 
-from .errors import BadArgument, RungsError, _short, check_choice, check_client, check_int, check_number, check_query
+from .errors import (BadArgument, RungsError, _short, check_choice, check_client, check_int, check_number, check_query,
+                     check_text)
 from .handbook import check_documents, duplicates, passage_text
 from .llm import TruncatedCompletion, default_client
 from .rag import MAX_REPLY_CHARS, MAX_REPLY_DEPTH, UnusableReply, parse_json
@@ -554,3 +555,38 @@ class Reranker(Retriever):
                               "build both from the same documents")
         pages = [self.documents[h.id] for h in first]
         return rerank(query, pages, self.judge, self.client, backend=knobs["backend"])[:limit]
+
+
+# ---------------------------------------------------------------- does the source support the answer?
+
+#: N4 checking N3: one yes/no question about an answer and the passages it cites.
+SUPPORT = {"type": "noul",
+           "instructions": "La réponse est-elle entièrement justifiée par les passages cités ?",
+           "criteria": {"true": "chaque fait de la réponse (chiffres, délais, conditions) est écrit dans les passages",
+                        "false": "la réponse dit quelque chose que les passages ne disent pas, ou le contredit"}}
+
+
+def support(question: str, answer: str, passages: list, client=None, *, threshold: float = 0.5,
+            max_chars: int = 600) -> dict:
+    """How likely is it that the cited ``passages`` support ``answer``? P(oui), read from logprobs.
+
+    N3 checks that a citation points at a passage that was sent; it cannot check that the passage
+    says what the answer claims. This asks the model, as a typed yes/no question (``SUPPORT``), and
+    flags the answer as « not supported by its source » when P(oui) < ``threshold``. A judgement
+    the model would not give with enough certainty (low coverage) is reported, not invented
+    (``supported`` is then None). Cost: one short call (one token of answer).
+    """
+    check_query(question, name="question")
+    check_text(answer, "answer")
+    check_number(threshold, "threshold", low=0.0, high=1.0)
+    check_int(max_chars, "max_chars", low=1, high=MAX_STATE_CHARS)
+    passages = check_documents(passages, name="passages")
+    if not passages:
+        return {"p": None, "supported": False, "trusted": True, "note": "no passage cited: nothing supports it"}
+    state = {"question": question, "réponse": answer,
+             "passages cités": [passage_text(p)[:max_chars] for p in passages]}
+    out = ask(state, {"support": SUPPORT}, client, backend="logprobs",
+              max_state_chars=max(MAX_STATE_CHARS, len(passages) * (max_chars + 200)))["answers"]["support"]
+    p = out.get("p")
+    return {"p": p, "supported": None if p is None else p >= threshold, "trusted": out["trusted"],
+            "note": out.get("note", "")}

@@ -73,6 +73,20 @@ Réponds en français, en une ou deux phrases, avec uniquement un objet JSON de 
 {{"answer": "ta réponse", "sources": ["id d'un extrait utilisé", ...]}}
 Cite dans "sources" l'id de chaque extrait qui justifie ta réponse.{no_answer}"""
 
+#: The same task, rewritten: the instructions after the question, as a list, asking for the figure as the
+#: extract writes it. A prompt is a knob like k1: notebook 03 and benchmarks/bench_answers.py compare the two.
+PROMPT_REWRITTEN = """Voici des extraits du livret d'accueil d'une entreprise.
+
+{passages}
+
+Question d'un salarié : {question}
+
+Consignes :
+- Réponds uniquement à partir des extraits, en une phrase courte, en français.
+- Recopie les chiffres exactement comme l'extrait les écrit, avec leur unité (jours, heures, euros…).
+- Mets dans "sources" l'id de l'extrait d'où vient ta réponse.{no_answer}
+Réponds avec un seul objet JSON : {{"answer": "…", "sources": ["…"]}}"""
+
 NO_ANSWER_RULE = ('\nSi les extraits ne permettent pas de répondre, réponds exactement '
                   '{"answer": "Je ne sais pas.", "sources": []}.')
 
@@ -89,8 +103,11 @@ def prepare_passages(passages: list[dict], max_passages: int = MAX_PASSAGES, max
     return [{"id": str(p["id"]), "text": passage_text(p)[:max_chars]} for p in passages[:max_passages]]
 
 
-def build_prompt(question: str, passages: list[dict], *, no_answer_rule: bool = True) -> str:
+def build_prompt(question: str, passages: list[dict], *, no_answer_rule: bool = True, prompt: str = PROMPT) -> str:
     """The whole prompt, exactly as sent: every passage fenced by its id.
+
+    ``prompt``: the template (``PROMPT``, ``PROMPT_REWRITTEN`` or your own), with the places
+    ``{passages}``, ``{question}`` and ``{no_answer}`` (braces of your own doubled: ``{{``).
 
     The fence is only ours if a passage cannot write it: ``<`` and ``>`` in a passage's text (and
     ``<``, ``>``, ``&`` and quotes in its id) are written as XML entities, so a page whose text holds
@@ -99,9 +116,25 @@ def build_prompt(question: str, passages: list[dict], *, no_answer_rule: bool = 
     check_query(question, name="question", max_chars=MAX_QUESTION)
     check_bool(no_answer_rule, "no_answer_rule")
     passages = check_documents(passages, name="passages")
+    check_prompt(prompt)
     blocks = "\n\n".join(f'<extrait id="{_attribute(p["id"])}">\n{_content(passage_text(p))}\n</extrait>'
                           for p in passages)
-    return PROMPT.format(passages=blocks, question=question, no_answer=NO_ANSWER_RULE if no_answer_rule else "")
+    return prompt.format(passages=blocks, question=question, no_answer=NO_ANSWER_RULE if no_answer_rule else "")
+
+
+def check_prompt(prompt) -> str:
+    """A template with exactly the places build_prompt fills; anything else is named before any call."""
+    if not isinstance(prompt, str):
+        raise BadArgument(f"prompt must be a template string, not {type(prompt).__name__}")
+    try:
+        prompt.format(passages="", question="", no_answer="")
+    except (KeyError, IndexError, ValueError) as err:
+        raise BadArgument(f"prompt must use only {{passages}}, {{question}} and {{no_answer}} "
+                          f"(double any other brace: {{{{ }}}}): {type(err).__name__} {err}") from None
+    missing = [name for name in ("{passages}", "{question}") if name not in prompt]
+    if missing:
+        raise BadArgument(f"prompt must contain {' and '.join(missing)}: the model needs the extracts and the question")
+    return prompt
 
 
 def _attribute(value) -> str:
@@ -223,7 +256,8 @@ def ground(reply: dict, sent_ids: list[str]) -> dict:
 
 def answer_with_details(question: str, passages: list[dict], client=None, *, attempts: int = 2,
                         max_passages: int = MAX_PASSAGES, max_chars: int = MAX_CHARS,
-                        no_answer_rule: bool = True, constrain: bool = True, max_tokens: int = 300) -> dict:
+                        no_answer_rule: bool = True, constrain: bool = True, max_tokens: int = 300,
+                        prompt: str = PROMPT) -> dict:
     """``answer``, plus what it took: the prompt, every raw reply, why any was refused, tokens, seconds."""
     # Every knob checked once, here, before any call (the provider bills every character of the prompt).
     check_query(question, name="question", max_chars=MAX_QUESTION)
@@ -231,6 +265,7 @@ def answer_with_details(question: str, passages: list[dict], client=None, *, att
     check_int(max_tokens, "max_tokens", low=1, high=100_000)
     check_bool(no_answer_rule, "no_answer_rule")
     check_bool(constrain, "constrain")
+    check_prompt(prompt)
     if passages is None:
         passages = []
     sent = prepare_passages(passages, max_passages, max_chars)
@@ -239,7 +274,7 @@ def answer_with_details(question: str, passages: list[dict], client=None, *, att
     if not question.strip() or not sent:
         return details  # nothing to ask: no call, no cost
     client = check_client(client) if client is not None else default_client()
-    prompt = build_prompt(question, sent, no_answer_rule=no_answer_rule)
+    prompt = build_prompt(question, sent, no_answer_rule=no_answer_rule, prompt=prompt)
     details["prompt"] = prompt
     schema = schema_for(sent) if constrain else None
     start = time.perf_counter()

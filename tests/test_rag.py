@@ -3,6 +3,7 @@
 import pytest
 
 from rungs import rag
+from rungs.errors import BadArgument
 from rungs.llm import ScriptedClient, EmptyCompletion
 
 PASSAGES = [{"id": "p1", "text": "Un." * 1000}, {"id": 2, "text": "Deux."}]
@@ -85,3 +86,32 @@ def test_scripted_client_says_what_it_is_and_raises_scripted_errors():
     assert "teaching prop" in repr(client)
     with pytest.raises(EmptyCompletion):
         client.chat([{"role": "user", "content": "x"}])
+
+
+def test_the_prompt_is_a_knob_checked_before_any_call():
+    passages = [{"id": "a", "text": "Le préavis est de trois mois."}]
+    client = ScriptedClient(['{"answer": "Trois mois.", "sources": ["a"]}'])
+    out = rag.answer_with_details("Quel préavis ?", passages, client, prompt=rag.PROMPT_REWRITTEN)
+    assert out["answer"] == "Trois mois." and "Consignes" in out["prompt"] and "Recopie les chiffres" in out["prompt"]
+    for bad, message in [("no places at all", "must contain"), ("{passages} {question} {oops}", "only"),
+                         (42, "template string")]:
+        silent = ScriptedClient([])
+        with pytest.raises(BadArgument, match=message):
+            rag.answer_with_details("Quel préavis ?", passages, silent, prompt=bad)
+        assert silent.calls == []
+
+
+def test_the_source_support_check_reads_a_yes_probability():
+    from rungs import decide
+
+    def said(top):
+        return {"text": "Oui", "logprobs": [{"token": "Oui", "logprob": -0.1, "top": top}]}
+
+    passages = [{"id": "a", "text": "Le préavis est de trois mois."}]
+    yes = decide.support("Quel préavis ?", "Trois mois.", passages, ScriptedClient([said({"Oui": -0.1, "Non": -2.5})]))
+    assert yes["supported"] is True and yes["p"] > 0.9
+    no = decide.support("Quel préavis ?", "Deux mois.", passages, ScriptedClient([said({"Oui": -3.0, "Non": -0.06})]))
+    assert no["supported"] is False and no["p"] < 0.1
+    unsure = decide.support("Quel préavis ?", "Deux mois.", passages, ScriptedClient([said({"Le": -0.01})]))
+    assert unsure["supported"] is None and unsure["trusted"] is False
+    assert decide.support("Quel préavis ?", "x", [], ScriptedClient([]))["supported"] is False

@@ -1,0 +1,166 @@
+"""N3 over every question: how often is the answer right, for a handful of configurations?
+
+Each of the handbook's 155 questions is answered by `rungs.rag` with the real
+model, and each answer is marked against its reference by `evaluate.score_answer`
+(the key facts, after normalisation; « je ne sais pas » is right exactly where
+no page answers). Configurations, one knob changed at a time from notebook 03's:
+
+    notebook 03   the answer retriever (hybrid.answer_retriever), 4 passages, the no-answer rule, PROMPT
+    bm25          BM25 alone (any word, stop words out) instead of the hybrid
+    2 passages    the 2 best instead of 4
+    no rule       without the sentence that asks for « je ne sais pas »
+    rewritten     rag.PROMPT_REWRITTEN instead of rag.PROMPT
+
+Then N4 checks N3 (`decide.support`, a logprob yes/no): for every answer of the
+notebook's configuration that is not an abstention, does the cited passage
+support it? Crossed with right/wrong: what the check buys and what it costs.
+
+    .venv/bin/python benchmarks/bench_answers.py [--only NAME] [--limit N]
+
+Results are appended per answer to benchmarks/results/answers.jsonl (a rerun
+resumes where it stopped; delete the file to start again) and summed up in
+benchmarks/results/answers.json. Cost: one model call per answer (two when the
+first reply is refused): about 10–25 s each on one thread of a 2-core laptop.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+from rungs import bm25, decide, evaluate, hybrid, llm, rag  # noqa: E402
+from rungs.errors import RungsError  # noqa: E402
+from rungs.handbook import load_pages, load_questions  # noqa: E402
+
+CONFIGS = {
+    "notebook 03": {"retriever": "answer", "passages": 4, "no_answer_rule": True, "prompt": "given"},
+    "bm25": {"retriever": "bm25", "passages": 4, "no_answer_rule": True, "prompt": "given"},
+    "2 passages": {"retriever": "answer", "passages": 2, "no_answer_rule": True, "prompt": "given"},
+    "no rule": {"retriever": "answer", "passages": 4, "no_answer_rule": False, "prompt": "given"},
+    "rewritten": {"retriever": "answer", "passages": 4, "no_answer_rule": True, "prompt": "rewritten"},
+}
+PROMPTS = {"given": rag.PROMPT, "rewritten": rag.PROMPT_REWRITTEN}
+LOG = HERE / "results" / "answers.jsonl"
+SUMMARY = HERE / "results" / "answers.json"
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--only", action="append", choices=list(CONFIGS) + ["support"])
+    p.add_argument("--limit", type=int, default=None, help="the first N questions only (a quick look)")
+    a = p.parse_args(argv)
+    pages, questions = load_pages(), load_questions()[: a.limit]
+    by_id = {pg["id"]: pg for pg in pages}
+    retrievers = {"answer": hybrid.answer_retriever(pages), "bm25": bm25.build_index(pages, stopwords=True)}
+    client = llm.default_client()
+    done = {}
+    if LOG.exists():
+        for line in LOG.read_text(encoding="utf-8").splitlines():
+            r = json.loads(line)
+            done[r["config"], r["id"]] = r
+    LOG.parent.mkdir(exist_ok=True)
+    names = [n for n in CONFIGS if not a.only or n in a.only]
+    with LOG.open("a", encoding="utf-8") as log:
+        for name in names:
+            c = CONFIGS[name]
+            started = time.perf_counter()
+            for i, q in enumerate(questions, 1):
+                if (name, q["id"]) in done:
+                    continue
+                hits = retrievers[c["retriever"]].search(q["question"], limit=c["passages"])
+                record = {"config": name, "id": q["id"], "sent": [h.id for h in hits]}
+                try:
+                    out = rag.answer_with_details(q["question"], [by_id[h.id] for h in hits], client,
+                                                  max_passages=c["passages"], no_answer_rule=c["no_answer_rule"],
+                                                  prompt=PROMPTS[c["prompt"]])
+                    record.update(answer=out["answer"], sources=out["sources"], calls=out["calls"],
+                                  seconds=round(out["seconds"], 2), error=None)
+                except RungsError as err:  # refused by the rung: the learner sees a named error, not an answer
+                    record.update(answer=None, sources=[], calls=None, seconds=None,
+                                  error=f"{type(err).__name__}: {str(err)[:200]}")
+                record.update(evaluate.score_answer(record["answer"], q, record["sources"]))
+                log.write(json.dumps(record, ensure_ascii=False) + "\n")
+                log.flush()
+                done[name, q["id"]] = record
+                if i % 10 == 0:
+                    print(f"{name}: {i}/{len(questions)} ({time.perf_counter() - started:.0f} s)", flush=True)
+        if not a.only or "support" in a.only:
+            for q in questions:
+                r = done.get(("notebook 03", q["id"]))
+                if not r or r["abstained"] or r.get("support") is not None or not r["sources"]:
+                    continue
+                cited = [by_id[s] for s in r["sources"]]
+                try:
+                    s = decide.support(q["question"], r["answer"], cited, client)
+                    r["support"] = {"p": s["p"], "supported": s["supported"]}
+                except RungsError as err:
+                    r["support"] = {"p": None, "supported": None, "error": f"{type(err).__name__}"}
+                log.write(json.dumps({**r, "config": "notebook 03"}, ensure_ascii=False) + "\n")
+                log.flush()
+    summarise(questions, done)
+    return 0
+
+
+def summarise(questions, done) -> None:
+    rows = {}
+    for name in CONFIGS:
+        scored = [done[name, q["id"]] for q in questions if (name, q["id"]) in done]
+        if not scored:
+            continue
+        report = evaluate.answer_report(scored)
+        report["errors"] = sum(1 for s in scored if s.get("error"))
+        secs = sorted(s["seconds"] for s in scored if s.get("seconds"))
+        report["median_seconds"] = secs[len(secs) // 2] if secs else None
+        rows[name] = report
+    print(f"\n{'configuration':<14} {'n':>4} {'right':>6} {'right (answerable)':>19} {'abstains: wrongly':>18} "
+          f"{'rightly':>8} {'cit. prec.':>10} {'errors':>7}")
+    for name, r in rows.items():
+        print(f"{name:<14} {r['answers']:>4} {r['accuracy']:>6.3f} {r['correct_answerable']:>19.3f} "
+              f"{r['abstained_when_answerable']:>18.3f} {r['abstained_when_unanswerable'] or 0:>8.3f} "
+              f"{r['citation_precision'] or 0:>10.3f} {r['errors']:>7}")
+    # Paired comparison of each configuration with notebook 03's, question by question (right = 1).
+    base = {q["id"]: float(done["notebook 03", q["id"]]["correct"]) for q in questions if ("notebook 03", q["id"]) in done}
+    tests = {}
+    for name in rows:
+        if name == "notebook 03":
+            continue
+        other = {qid: float(done[name, qid]["correct"]) for qid in base if (name, qid) in done}
+        if set(other) == set(base):
+            tests[name] = evaluate.paired_test(base, other)
+    if tests:
+        adjusted = evaluate.holm({n: t["p"] for n, t in tests.items()})
+        print("\nagainst notebook 03 (share of questions answered right, paired):")
+        for name, t in tests.items():
+            verdict = ("better" if t["diff"] > 0 else "worse") if adjusted[name] < 0.05 else "no measurable difference"
+            print(f"  {name:<12} {t['diff']:+.3f} [{t['ci95'][0]:+.3f}, {t['ci95'][1]:+.3f}]  p {t['p']:.3f}  "
+                  f"Holm {adjusted[name]:.3f}  {t['improved']} better / {t['degraded']} worse  {verdict}")
+            rows[name]["vs_notebook"] = {**t, "p_holm": adjusted[name], "verdict": verdict}
+    checked = [done["notebook 03", q["id"]] for q in questions if ("notebook 03", q["id"]) in done
+               and (done["notebook 03", q["id"]].get("support") or {}).get("supported") is not None]
+    support = None
+    if checked:
+        table = {(r["correct"], r["support"]["supported"]): 0 for r in checked}
+        cells = {f"{'right' if right else 'wrong'}, {'supported' if sup else 'flagged'}":
+                 sum(1 for r in checked if r["correct"] == right and r["support"]["supported"] == sup)
+                 for right in (True, False) for sup in (True, False)}
+        del table
+        support = {"checked": len(checked), "cells": cells,
+                   "unsure": sum(1 for q in questions if (done.get(("notebook 03", q["id"])) or {}).get("support")
+                                 and done["notebook 03", q["id"]]["support"].get("supported") is None)}
+        print(f"\nN4 checks N3 (P(supported) < 0.5 → flagged), {len(checked)} answers that were not « je ne sais pas »:")
+        print(f"                 supported  flagged")
+        print(f"  right answers  {cells['right, supported']:>9}  {cells['right, flagged']:>7}")
+        print(f"  wrong answers  {cells['wrong, supported']:>9}  {cells['wrong, flagged']:>7}")
+    SUMMARY.write_text(json.dumps({"configs": CONFIGS, "rows": rows, "support": support,
+                                   "model": llm.default_client().model}, indent=1, ensure_ascii=False, default=str)
+                       + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
