@@ -19,8 +19,10 @@ and itself. The next call starts it again, and the client follows it to its
 new port.
 
 What it costs: ~2 s to start the server (once, for every kernel of the
-machine), ~3 s to read a 400-token prompt and ~35 tokens/s to write, on one
-thread of a 2-core laptop; 3 GB of memory while it runs. The server answers
+machine); reading the prompt dominates: a 4-passage N3 prompt (~800 tokens)
+takes ~20 s on one thread of a 2-core laptop with the portable build (about
+twice as fast with RUNGS_LLAMA_BUILD=fast), then ~15–35 tokens/s to write;
+3 GB of memory while it runs. The server answers
 one request at a time: two kernels asking at once wait for each other.
 
 Configuration follows the ecosystem's conventions:
@@ -42,7 +44,8 @@ Every failure has a name: ``ModelUnavailable`` (down, refused, 5xx after the
 retries), ``ModelServerCrashed`` (the local server process died: its signal,
 its log, what to do), ``ModelTimeout`` (slow or hung), ``EmptyCompletion`` (no
 text), ``TruncatedCompletion`` (the token limit was spent before any answer),
-``BadResponse`` (an answer that is not the API's JSON: usually a wrong URL),
+``ModelRefused`` (an error asking again will not fix: HTTP 401, 404, 422 … with
+what to check), ``BadResponse`` (an answer that is not the API's JSON: usually a wrong URL),
 ``ModelFileError`` (the bundled model is missing or corrupt).
 
 Commands: ``python -m rungs.llm prepare | serve | status | stop``
@@ -109,6 +112,14 @@ class ModelServerCrashed(ModelUnavailable):
         super().__init__(message)
         self.returncode, self.signal, self.hint, self.log = returncode, signal, hint, log
         self.log_tail = list(log_tail or [])
+
+
+class ModelRefused(ModelError):
+    """The endpoint answered with an error that asking again will not fix (a wrong key, model or request)."""
+
+    def __init__(self, status: int, message: str):
+        self.status = status
+        super().__init__(message)
 
 
 class BadResponse(ModelError):
@@ -935,6 +946,7 @@ class Client:
             except openai.APITimeoutError:
                 failure = ModelTimeout(f"no answer from {self._where()} within {self.timeout:.0f} s "
                                        f"({attempt + 1} attempts); raise timeout= or use a smaller prompt")
+                reason = f"no answer within {self.timeout:.0f} s"
                 wait = self.backoff * 2 ** attempt
             except openai.APIConnectionError as err:
                 refused = isinstance(err.__cause__, httpx.ConnectError)
@@ -945,17 +957,21 @@ class Client:
                     raise crashed from None
                 failure = ModelUnavailable(f"cannot connect to {self._where()} ({attempt + 1} attempts): "
                                            "is the server running and OPENAI_BASE_URL right?")
+                reason = "connection refused" if refused else "connection lost"
                 wait = self.backoff * 2 ** attempt
             except openai.APIStatusError as err:
                 if probing and err.status_code in _REFUSAL_STATUS:
                     raise _Refused(err.status_code) from None
                 if err.status_code not in _RETRYABLE_STATUS:
-                    raise
+                    # Asking again would get the same answer: say which, and what to check.
+                    raise ModelRefused(err.status_code, _refusal(self._where(), err)) from None
                 failure = ModelUnavailable(f"{self._where()} answered HTTP {err.status_code} "
                                            f"{attempt + 1} times; try again later")
+                reason = f"HTTP {err.status_code}"
                 wait = _retry_after(err) or self.backoff * 2 ** attempt
             if attempt < self.retries:
-                notes.append(f"{failure.__class__.__name__} on attempt {attempt + 1}; retried after {wait:.1f} s")
+                notes.append(f"{reason} on attempt {attempt + 1} ({failure.__class__.__name__}); "
+                             f"retried after {wait:.1f} s")
                 time.sleep(min(wait, 30.0))
         raise failure
 
@@ -964,8 +980,6 @@ class Client:
 
     def _structured(self, request: dict, schema: dict, notes: list[str]):
         """Send ``request`` asking for JSON in the strictest form this endpoint accepts (probed once, remembered)."""
-        import openai
-
         # rungs' own server is llama-cpp-python: its form is known, no probe needed.
         endpoint = "local" if self.local else self._base_url.rstrip("/")
         known = "json_object+schema" if self.local else _ACCEPTED.get((endpoint, self.model))
@@ -982,8 +996,8 @@ class Client:
             except _Refused as r:
                 refused.append(f"{form} (HTTP {r.status})")
                 continue
-            except openai.BadRequestError:
-                if form == "none":
+            except ModelRefused as err:
+                if err.status != 400 or form == "none":
                     raise
                 # A remembered form refused after all (the endpoint changed): forget it and step down.
                 _ACCEPTED.pop((endpoint, self.model), None)
@@ -1076,6 +1090,20 @@ def _refuse_empty(text: str, finish: str, max_tokens: int) -> None:
         raise TruncatedCompletion(f"the model spent max_tokens={max_tokens} before writing any answer: "
                                   "raise max_tokens or shorten the prompt")
     raise EmptyCompletion("the model returned an empty completion: ask again, rephrase, or try another model")
+
+
+def _refusal(where: str, err) -> str:
+    """A refusal in words: the status, the endpoint's own message (cut), and what to check."""
+    try:
+        said = err.response.json().get("error", {}).get("message") or err.message
+    except Exception:
+        said = getattr(err, "message", "")
+    hint = {401: "check OPENAI_API_KEY", 403: "check OPENAI_API_KEY and what that key may use",
+            404: "check OPENAI_BASE_URL (the API's root, usually ending in /v1) and RUNGS_MODEL "
+                 "(Client().models() lists what the endpoint serves)"}.get(
+        err.status_code, "the request itself was refused: a prompt too long for the model's context, "
+                          "or an option this endpoint does not take")
+    return f"{where} refused the request: HTTP {err.status_code} ({str(said)[:200]}); {hint}"
 
 
 def _retry_after(err) -> float | None:

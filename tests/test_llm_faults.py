@@ -90,8 +90,16 @@ def test_500_then_success_is_retried_and_noted(fake):
     f = fake((500, {"error": {"message": "boom"}}, {}, 0), (200, completion("Salut"), {}, 0))
     result = f.client().chat(MESSAGES)
     assert result.text == "Salut" and len(f.requests) == 2
-    assert "HTTP 500" in result.notes[0] or "ModelUnavailable" in result.notes[0]
+    assert result.notes == ["HTTP 500 on attempt 1 (ModelUnavailable); retried after 0.0 s"]  # backoff 0.01 s
     assert f.requests[0]["auth"] == f"Bearer {KEY}"
+
+
+@pytest.mark.parametrize("status, hint", [(401, "OPENAI_API_KEY"), (404, "RUNGS_MODEL"), (422, "refused")])
+def test_an_error_asking_again_would_not_fix_is_named_once(fake, status, hint):
+    f = fake((status, {"error": {"message": "nope"}}, {}, 0))
+    with pytest.raises(llm.ModelRefused, match=f"HTTP {status} \\(nope\\).*{hint}") as info:
+        f.client().chat(MESSAGES)
+    assert info.value.status == status and len(f.requests) == 1 and KEY not in str(info.value)
 
 
 def test_429_honours_retry_after(fake):
