@@ -14,6 +14,8 @@ no page answers). Configurations, one knob changed at a time from notebook 03's:
 Then N4 checks N3 (`decide.support`, a logprob yes/no): for every answer of the
 notebook's configuration that is not an abstention, does the cited passage
 support it? Crossed with right/wrong: what the check buys and what it costs.
+And N4 grades N3 (`decide.matches_reference`): does each answer say what the
+reference says? Its agreement with the key-fact rule is reported (Cohen's κ).
 
     .venv/bin/python benchmarks/bench_answers.py [--only NAME] [--limit N]
 
@@ -52,7 +54,7 @@ SUMMARY = HERE / "results" / "answers.json"
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--only", action="append", choices=list(CONFIGS) + ["support"])
+    p.add_argument("--only", action="append", choices=list(CONFIGS) + ["support", "judge"])
     p.add_argument("--limit", type=int, default=None, help="the first N questions only (a quick look)")
     a = p.parse_args(argv)
     pages, questions = load_pages(), load_questions()[: a.limit]
@@ -101,6 +103,19 @@ def main(argv=None) -> int:
                     r["support"] = {"p": s["p"], "supported": s["supported"]}
                 except RungsError as err:
                     r["support"] = {"p": None, "supported": None, "error": f"{type(err).__name__}"}
+                log.write(json.dumps({**r, "config": "notebook 03"}, ensure_ascii=False) + "\n")
+                log.flush()
+        if not a.only or "judge" in a.only:
+            # A second opinion on the key-fact rule: N4 asked whether each answer says what the reference says.
+            for q in questions:
+                r = done.get(("notebook 03", q["id"]))
+                if not r or r.get("judge") is not None or not q["relevant"] or r["abstained"]:
+                    continue
+                try:
+                    j = decide.matches_reference(q["question"], r["answer"], q["answer"], client)
+                    r["judge"] = {"p": j["p"], "same": j["same"]}
+                except RungsError as err:
+                    r["judge"] = {"p": None, "same": None, "error": f"{type(err).__name__}"}
                 log.write(json.dumps({**r, "config": "notebook 03"}, ensure_ascii=False) + "\n")
                 log.flush()
     summarise(questions, done)
@@ -157,7 +172,26 @@ def summarise(questions, done) -> None:
         print(f"                 supported  flagged")
         print(f"  right answers  {cells['right, supported']:>9}  {cells['right, flagged']:>7}")
         print(f"  wrong answers  {cells['wrong, supported']:>9}  {cells['wrong, flagged']:>7}")
-    SUMMARY.write_text(json.dumps({"configs": CONFIGS, "rows": rows, "support": support,
+    judged = [done["notebook 03", q["id"]] for q in questions if ("notebook 03", q["id"]) in done
+              and (done["notebook 03", q["id"]].get("judge") or {}).get("same") is not None]
+    judge = None
+    if judged:
+        cells = {f"rule {'right' if rule else 'wrong'}, judge {'same' if same else 'different'}":
+                 sum(1 for r in judged if r["correct"] == rule and r["judge"]["same"] == same)
+                 for rule in (True, False) for same in (True, False)}
+        agree = cells["rule right, judge same"] + cells["rule wrong, judge different"]
+        n = len(judged)
+        p_rule = sum(r["correct"] for r in judged) / n
+        p_judge = sum(r["judge"]["same"] for r in judged) / n
+        expected = p_rule * p_judge + (1 - p_rule) * (1 - p_judge)
+        kappa = (agree / n - expected) / (1 - expected) if expected < 1 else 1.0
+        judge = {"checked": n, "cells": cells, "agreement": agree / n, "kappa": kappa}
+        print(f"\nthe key-fact rule against N4's judge (same as the reference?), {n} answers:")
+        print(f"                 judge: same  different")
+        print(f"  rule: right    {cells['rule right, judge same']:>11}  {cells['rule right, judge different']:>9}")
+        print(f"  rule: wrong    {cells['rule wrong, judge same']:>11}  {cells['rule wrong, judge different']:>9}")
+        print(f"  agreement {agree / n:.3f}, Cohen's kappa {kappa:.3f}")
+    SUMMARY.write_text(json.dumps({"configs": CONFIGS, "rows": rows, "support": support, "judge": judge,
                                    "model": llm.default_client().model}, indent=1, ensure_ascii=False, default=str)
                        + "\n", encoding="utf-8")
 

@@ -590,3 +590,28 @@ def support(question: str, answer: str, passages: list, client=None, *, threshol
     p = out.get("p")
     return {"p": p, "supported": None if p is None else p >= threshold, "trusted": out["trusted"],
             "note": out.get("note", "")}
+
+
+#: N4 grading N3: does an answer say what the reference answer says? (A second opinion on the key-fact rule.)
+SAME_AS_REFERENCE = {"type": "noul",
+                     "instructions": "La réponse donnée dit-elle la même chose que la réponse de référence, "
+                                     "pour ce qui répond à la question ?",
+                     "criteria": {"true": "elle donne les mêmes faits (chiffres, délais, conditions), même en d'autres mots",
+                                  "false": "elle donne un autre fait, en oublie un qui compte, ou ne répond pas"}}
+
+
+def matches_reference(question: str, answer: str, reference: str, client=None, *, threshold: float = 0.5) -> dict:
+    """P(the answer says what the reference says), read from logprobs: a typed judge of N3's answers.
+
+    ``evaluate.score_answer`` marks an answer by a rule a learner can read (the key facts); this is
+    the other way, a model asked a yes/no question — cheaper to write for new questions, harder to
+    trust. ``benchmarks/bench_answers.py`` reports how often the two agree. One short call.
+    """
+    check_query(question, name="question")
+    check_text(answer, "answer")
+    check_text(reference, "reference")
+    check_number(threshold, "threshold", low=0.0, high=1.0)
+    state = {"question": question, "réponse de référence": reference, "réponse donnée": answer}
+    out = ask(state, {"same": SAME_AS_REFERENCE}, client, backend="logprobs")["answers"]["same"]
+    p = out.get("p")
+    return {"p": p, "same": None if p is None else p >= threshold, "trusted": out["trusted"], "note": out.get("note", "")}

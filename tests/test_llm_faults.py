@@ -234,3 +234,13 @@ def test_the_real_local_model_answers_through_the_sdk():
     result = client.chat([{"role": "user", "content": "Réponds par un seul mot : oui ou non. Paris est-elle en France ?"}],
                          max_tokens=5, logprobs=5)
     assert result.text.strip() and result.input_tokens > 0 and result.logprobs and result.logprobs[0]["top"]
+
+
+@pytest.mark.model
+def test_the_real_local_model_streams_through_the_sdk():
+    # The happy path of Client.stream on the real server: pieces arrive, they make the text, usage is kept.
+    client = llm.Client()
+    pieces = list(client.stream([{"role": "user", "content": "Écris seulement le mot : bonjour"}], max_tokens=8))
+    assert len(pieces) >= 1 and "".join(pieces).strip()
+    tokens_in, tokens_out = client.last_usage
+    assert tokens_in > 0 and tokens_out == len(pieces)
