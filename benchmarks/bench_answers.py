@@ -17,7 +17,7 @@ support it? Crossed with right/wrong: what the check buys and what it costs.
 And N4 grades N3 (`decide.matches_reference`): does each answer say what the
 reference says? Its agreement with the key-fact rule is reported (Cohen's κ).
 
-    .venv/bin/python benchmarks/bench_answers.py [--only NAME] [--limit N]
+    .venv/bin/python benchmarks/bench_answers.py [--only NAME] [--limit N] [--summary]
 
 Results are appended per answer to benchmarks/results/answers.jsonl (a rerun
 resumes where it stopped; delete the file to start again) and summed up in
@@ -56,6 +56,7 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--only", action="append", choices=list(CONFIGS) + ["support", "judge"])
     p.add_argument("--limit", type=int, default=None, help="the first N questions only (a quick look)")
+    p.add_argument("--summary", action="store_true", help="no model call: mark the stored answers again and sum up")
     a = p.parse_args(argv)
     pages, questions = load_pages(), load_questions()[: a.limit]
     by_id = {pg["id"]: pg for pg in pages}
@@ -67,6 +68,9 @@ def main(argv=None) -> int:
             r = json.loads(line)
             done[r["config"], r["id"]] = r
     LOG.parent.mkdir(exist_ok=True)
+    if a.summary:
+        summarise(questions, done)
+        return 0
     names = [n for n in CONFIGS if not a.only or n in a.only]
     with LOG.open("a", encoding="utf-8") as log:
         for name in names:
@@ -123,6 +127,11 @@ def main(argv=None) -> int:
 
 
 def summarise(questions, done) -> None:
+    # Marked again from the stored answers, with the answer key as it is now: a better key needs no model run.
+    by_q = {q["id"]: q for q in questions}
+    for (name, qid), r in done.items():
+        if qid in by_q:
+            r.update(evaluate.score_answer(r["answer"], by_q[qid], r["sources"]))
     rows = {}
     for name in CONFIGS:
         scored = [done[name, q["id"]] for q in questions if (name, q["id"]) in done]
