@@ -11,6 +11,7 @@ Cost: nothing worth measuring.
 from __future__ import annotations
 
 import math
+import re
 import numbers
 from collections.abc import Iterable, Mapping
 
@@ -322,14 +323,29 @@ NUMBER_WORDS = {"deux": "2", "trois": "3", "quatre": "4", "cinq": "5", "six": "6
                 "cinquante": "50", "soixante": "60", "cent": "100", "mille": "1000", "premier": "1er"}
 
 
+#: Units written as symbols are words for the rule: « 25 % » must not match « 25 ans ».
+_UNITS = [(re.compile(r"€"), " euros "), (re.compile(r"%"), " pourcent "),
+          (re.compile(r"\bpour\s*cent\b", re.IGNORECASE), " pourcent "), (re.compile(r"\beuro\b", re.IGNORECASE), " euros ")]
+_DIGITS_LETTERS = re.compile(r"\d+|[^\d]+")
+
+
 def answer_words(text: str) -> list[str]:
     """An answer as the rule reads it: folded words, number words as digits, « 1 500 » as « 1500 ».
 
     « 2,5 jours » and « 2.5 jours » both become ['2', '5', 'jours']: a decimal is two numbers in a row.
+    « 8h30 » and « 8 h 30 » are the same words, so are « 1er » and « premier »; « € » is the word
+    « euros » and « % » the word « pourcent », so a number keeps its unit.
     """
     from .text import tokenise
 
-    words = [NUMBER_WORDS.get(w, w) for w in tokenise(text or None)]
+    text = check_text(text, "text", allow_none=True) or ""
+    for pattern, word in _UNITS:
+        text = pattern.sub(word, text)
+    words = []
+    for w in tokenise(text or None):
+        w = NUMBER_WORDS.get(w, w)
+        # Digits glued to letters are two words: « 48h » → 48 h, « 1er » → 1 er.
+        words += _DIGITS_LETTERS.findall(w) if any(c.isdigit() for c in w) else [w]
     out: list[str] = []
     for w in words:
         # A group of three digits after a number of one to three digits is a thousands separator (1 500 €).
