@@ -70,6 +70,11 @@ def main(argv=None) -> int:
     LOG.parent.mkdir(exist_ok=True)
     if a.summary:
         summarise(questions, done)
+        # The log too, marked again and one line per answer, so that what reads it (notebooks 03 and 04, their
+        # exercises) agrees with the summary. Only with --summary: a run in progress may still be appending.
+        tmp = LOG.with_suffix(".tmp")
+        tmp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in done.values()), encoding="utf-8")
+        tmp.replace(LOG)
         return 0
     names = [n for n in CONFIGS if not a.only or n in a.only]
     with LOG.open("a", encoding="utf-8") as log:
