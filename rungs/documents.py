@@ -862,7 +862,9 @@ class FolderIndex:
                     **{"match": YOUR_DOCUMENTS["match"], **(keyword_knobs or {})})
                 inner = Hybrid({"keyword": keyword, "vector": vector}, method=YOUR_DOCUMENTS["method"],
                                k=YOUR_DOCUMENTS["k"], weights=YOUR_DOCUMENTS["weights"])
-        retriever = FolderRetriever(inner, passages, self._titles())
+        on_disk = rung == "fts" and (size, overlap) == (self.size, self.overlap)
+        refresh = (lambda: (self._passages_at(size, overlap), self._titles())) if on_disk else None
+        retriever = FolderRetriever(inner, passages, self._titles(), refresh)
         return retriever.with_knobs(**knobs) if knobs else retriever
 
     def _once(self, key, build):
@@ -936,15 +938,26 @@ class FolderRetriever(Retriever):
 
     OWN = {"level": "document", "rollup": "max", "top": 2, "depth": 200}
 
-    def __init__(self, inner: Retriever, passages: list[dict], titles: dict):
+    def __init__(self, inner: Retriever, passages: list[dict], titles: dict, refresh=None):
         super().__init__()
         self.inner = inner
         self.name = f"{inner.name} over passages"
         self.defaults = {**inner.knobs, **self.OWN}
         self.knobs = dict(self.defaults)
+        self._know(passages, titles)
+        # Only for a rung that reads the index on disk (FTS5): it sees an update at once, so must we.
+        self.refresh = refresh
+
+    def _know(self, passages: list[dict], titles: dict) -> None:
         self.meta = {p["id"]: p for p in passages}
         self.doc_of = {p["id"]: p["doc"] for p in passages}
         self.titles = titles
+
+    def _found(self, query, limit, inner) -> list[Hit]:
+        hits = self.inner.search(query, limit=limit, **inner)
+        if self.refresh and any(h.id not in self.meta for h in hits):
+            self._know(*self.refresh())  # the table on disk changed since this retriever was made
+        return hits
 
     def check_knobs(self, knobs: dict) -> dict:
         inner = {k: v for k, v in knobs.items() if k not in self.OWN}
@@ -965,8 +978,8 @@ class FolderRetriever(Retriever):
     def _search(self, query, limit, knobs):
         inner = {k: knobs[k] for k in self.inner.knobs}
         if knobs["level"] == "passage":
-            return [self._passage_hit(h) for h in self.inner.search(query, limit=limit, **inner)]
-        found = [self._passage_hit(h) for h in self.inner.search(query, limit=max(knobs["depth"], limit), **inner)]
+            return [self._passage_hit(h) for h in self._found(query, limit, inner)]
+        found = [self._passage_hit(h) for h in self._found(query, max(knobs["depth"], limit), inner)]
         by_id = {h.id: h for h in found}
         docs = rollup(found, self.doc_of, how=knobs["rollup"], top=knobs["top"], titles=self.titles)[:limit]
         out = []

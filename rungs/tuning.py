@@ -148,7 +148,8 @@ def held_out(param_grid: dict, run_fn, questions: list[dict], *, baseline=None, 
     luck, so a knob leaves its default only on evidence (``kept_default`` says
     which happened). The choice is then scored on the held-out half — beside
     ``baseline`` (a run function) with a paired test. Returns the setting, its
-    score on both halves, the baseline's held-out score, the tests, the sweep.
+    score on both halves, the baseline's held-out score, the tests, the sweep (and, when the default
+    was kept, the sweep's own best as ``sweep_best`` with its tuning score ``sweep_best_tune``).
     """
     from .evaluate import METRICS, paired_test, per_question
 
@@ -172,7 +173,7 @@ def held_out(param_grid: dict, run_fn, questions: list[dict], *, baseline=None, 
                    for name, s in (("default", default), ("best", best))}
         out["tune_test"] = paired_test(on_tune["default"], on_tune["best"])
         if not (out["tune_test"]["diff"] > 0 and out["tune_test"]["p"] < alpha):
-            out.update(best=dict(default), kept_default=True,
+            out.update(best=dict(default), kept_default=True, sweep_best=best, sweep_best_tune=out["tune"],
                        tune=sum(on_tune["default"].values()) / max(1, len(on_tune["default"])))
     chosen = lambda q: run_fn(q, **out["best"])
     held_scores = per_question(chosen, held, METRICS[metric])

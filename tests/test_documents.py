@@ -494,3 +494,19 @@ def test_the_real_encoder_finds_paid_leave_for_vacances_in_the_bundled_folder(tm
     idx = documents.index_folder(tmp_path / "docs")
     top = ids(idx.retriever("vectors").search("Combien de jours de vacances ai-je par an ?", limit=3))
     assert "conges/conges-payes.pdf" in top
+
+
+def test_the_fts_rung_on_disk_follows_an_update_made_after_it_was_asked_for(folder):
+    # FTS5 reads the table that update() rewrites: a file added later is found, with its title and path,
+    # instead of a passage « that belongs to no known document »; a file removed is gone.
+    idx = documents.index_folder(folder, encoder=Counting())
+    fts = idx.retriever("fts")
+    assert ids(fts.search("restaurant", limit=3)) == ["rh/repas.html"]
+    write(folder, "it/vpn.md", "# Accès VPN\n\nLe VPN se lance avec GlobalConnect.")
+    (folder / "rh" / "repas.html").unlink()
+    idx.update()
+    found = fts.search("GlobalConnect", limit=3)
+    assert ids(found) == ["it/vpn.md"] and found[0].title == "Accès VPN" and found[0]["path"] == "it/vpn.md"
+    assert fts.search("restaurant", limit=3) == []
+    assert ids(fts.search("GlobalConnect", limit=3, level="passage")) == ["it/vpn.md#1"]
+    idx.close()

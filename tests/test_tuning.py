@@ -8,6 +8,7 @@ import pytest
 
 from rungs import bm25, cacm, evaluate as ev, tuning
 from rungs.fastbm25 import FastBM25
+from rungs.errors import BadArgument
 from rungs.handbook import load_pages, load_questions
 
 from test_search import _corpus, _vocabulary
@@ -173,3 +174,27 @@ def test_held_out_tunes_on_one_half_and_reports_the_other():
     assert out["best"]["k1"] in (0.0, 1.2) and isinstance(out["best"]["k1"], float)
     assert out["tune_questions"] + out["held_questions"] == sum(1 for q in questions if q["relevant"])
     assert 0 <= out["held"] <= 1 and out["test"]["n"] == out["held_questions"]
+
+
+def test_held_out_keeps_its_default_without_evidence_and_says_what_the_sweep_preferred():
+    # Two settings that differ on one question only: the sweep prefers one, by luck of that question; the
+    # default must stay (no paired test can call one question evidence), and the sweep's choice is reported.
+    questions = [q for q in load_questions() if q["relevant"]]
+    tune, _ = tuning.split(questions, seed=0)
+    unlucky = sorted(q["question"] for q in tune)[0]  # a question of the tuning half
+    first = {q["question"]: sorted(q["relevant"])[0] for q in questions}
+
+    def run(text, setting):
+        hit = {"id": first[text], "score": 1.0}
+        return [] if setting == "default" and text == unlucky else [hit]
+
+    grid = {"setting": ["default", "lucky"]}
+    out = tuning.held_out(grid, run, questions, default={"setting": "default"})
+    assert out["kept_default"] and out["best"] == {"setting": "default"}
+    assert out["sweep_best"] == {"setting": "lucky"} and out["sweep_best_tune"] > out["tune"]
+    assert out["tune_test"]["diff"] > 0 and out["tune_test"]["p"] >= 0.05
+    # With the default first in the grid and no difference on the tuning half, nothing to keep: no sweep_best.
+    same = tuning.held_out(grid, lambda text, setting: run(text, "lucky"), questions, default={"setting": "default"})
+    assert not same["kept_default"] and same["best"] == {"setting": "default"} and "sweep_best" not in same
+    with pytest.raises(BadArgument, match="default must be one setting"):
+        tuning.held_out(grid, run, questions, default={"setting": "other"})
