@@ -224,7 +224,7 @@ def decode(text: str) -> dict:
     if not isinstance(sources, list):
         raise UnusableReply('"sources" missing or not a list')
     for s in sources:
-        # True == 1 in Python: without this check, a boolean would pass as passage 1.
+        # bool is a subclass of int in Python: checking the type alone would let a JSON true through as an id.
         if isinstance(s, bool) or not isinstance(s, (str, int)):
             raise UnusableReply(f"{_short(s)} is not a passage id (ids are strings or integers)")
     return {"answer": reply["answer"], "sources": [str(s) for s in sources]}

@@ -110,8 +110,8 @@ def _judge_missing(answer):
     if not given <= facts:
         return False, f"write the key facts exactly as q['key_facts'] lists them: {sorted(facts)}"
     if given == truth:
-        return True, ("the answer states the CET's own limit and misses the others: a right fact is not a "
-                      "right answer when the question's reference holds several")
+        return True, ("the answer states the paid-leave part of the limit (5 days) and misses the RTT part: a "
+                      "right fact is not a right answer when the question's reference holds several")
     if given > truth:
         return False, "one of these is in the answer: score_answer folds case and accents, and reads « 5 jours »"
     return False, "more than that is missing: print ev.score_answer(answer, q, [])['facts']"
@@ -142,7 +142,7 @@ def _well_cited_wrong() -> int:
     log = {}
     for line in _log().read_text(encoding="utf-8").splitlines():
         r = json.loads(line)
-        log[r["config"], r["id"]] = r  # a later line for the same answer (the support check) replaces it
+        log[r["config"], r["id"]] = r  # one line per answer (config, id)
     return sum(1 for (config, _), r in log.items()
                if config == "notebook 03" and r["answerable"] and not r["abstained"] and not r["correct"]
                and r["citation_precision"] == 1)
@@ -154,8 +154,7 @@ def _judge_well_cited_wrong(answer):
         return True, ("each of these cites only pages that hold the evidence or help, and still says the wrong "
                       "thing: the citation check passes, the claim is not checked")
     if answer > truth:
-        return False, ("too many: keep one line per question (a later line replaces an earlier one), the "
-                       "configuration « notebook 03 » only, answers that are not « je ne sais pas », and "
+        return False, ("too many: keep the configuration « notebook 03 » only, answers that are not « je ne sais pas », and "
                        "citation_precision == 1")
     return False, "too few: did you keep every wrong answer whose citation_precision is exactly 1?"
 
@@ -164,7 +163,7 @@ WRONG_BUT_WELL_CITED = Exercise(
     name="wrong_but_well_cited",
     question="In the benchmark's log, how many « notebook 03 » answers are wrong although every cited page is useful?",
     judge=_judge_well_cited_wrong,
-    hint_text=("read the log line by line with json.loads, keep the last line per (config, id); then count "
+    hint_text=("read the log line by line with json.loads, one answer per (config, id); then count "
                "answerable, not abstained, not correct, citation_precision == 1."),
     solution_code="""
 log = {}
