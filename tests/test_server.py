@@ -160,9 +160,10 @@ def test_kernels_share_one_server_which_stops_when_they_are_all_gone(own_servers
         k.kill()
         k.wait()
     # Every user gone: the server stops by itself after its grace (3 s here).
-    _wait_until(lambda: not llm.running_servers(own_servers) and not llm._alive(state["pid"]), 20,
-                "the server stops once its users are gone")
-    record = json.loads((own_servers / f"{state['key']}.exit.json").read_text())
+    exit_file = own_servers / f"{state['key']}.exit.json"  # the supervisor's last act, after the server died
+    _wait_until(lambda: not llm.running_servers(own_servers) and not llm._alive(state["pid"]) and exit_file.exists(),
+                20, "the server stops once its users are gone")
+    record = json.loads(exit_file.read_text())
     assert record["stopped"] == "no process used it for 3 s"
 
 
