@@ -412,6 +412,17 @@ _SIGNAL_WORDS = {"SIGSEGV": "segmentation fault", "SIGILL": "illegal instruction
                  "SIGABRT": "aborted", "SIGFPE": "arithmetic error"}
 
 
+def _stop(child: subprocess.Popen, timeout: float = 15.0) -> None:
+    """Ask a child process to stop (SIGTERM), and kill it if it has not within ``timeout`` seconds."""
+    if child.poll() is None:
+        child.terminate()
+        try:
+            child.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait()
+
+
 def _signal_name(returncode: int | None) -> str | None:
     if returncode is None or returncode >= 0:
         return None
@@ -527,13 +538,7 @@ def _supervise(argv: list[str]) -> int:
         """Stop the server (asked, or no users): the state file goes first, so no client adopts a dying server."""
         if (_read_json(paths.state) or {}).get("token") == a.token:
             paths.state.unlink(missing_ok=True)
-        if child.poll() is None:
-            child.terminate()
-            try:
-                child.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                child.kill()
-                child.wait()
+        _stop(child)
         record(child.returncode, during, stopped=reason)
         return 0
 
@@ -1180,12 +1185,7 @@ def serve(host: str = "0.0.0.0", port: int = 8000, threads: int | None = None, a
     except KeyboardInterrupt:
         return 0
     finally:
-        if child.poll() is None:
-            child.terminate()
-            try:
-                child.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                child.kill()
+        _stop(child)
 
 
 def _http_ready_keyed(host: str, port: int, api_key: str | None) -> bool:

@@ -10,10 +10,8 @@ Each test names the finding it pins. Speed is checked as a ratio between two inp
 sizes (time(4n) / time(n)), never as an absolute time.
 """
 
-import gc
 import json
 import sqlite3
-import time
 import warnings
 import zipfile
 
@@ -24,6 +22,7 @@ from rungs import bm25, decide, evaluate, fastbm25, fts, handbook, hybrid, rag, 
 from rungs.errors import MAX_QUERY_CHARS, BadArgument, RungsError, check_int, check_number
 from rungs.llm import ScriptedClient
 from rungs.retrieval import Hit, check_hits
+from doubles import Letters, growth
 
 PAGES = handbook.load_pages()
 DOCS = [{"id": "conges", "title": "Congés payés", "body": "Chaque salarié acquiert des congés payés."},
@@ -32,42 +31,8 @@ DOCS = [{"id": "conges", "title": "Congés payés", "body": "Chaque salarié acq
 FOLLOW = json.dumps({"questions": ["Qui valide ?", "Quand ?"]})
 
 
-class Letters(vectors.Encoder):
-    """A test double, not a model: a bag of letters (accents folded), so equal texts get equal vectors."""
-
-    name, dim = "letters-test-double", 27
-
-    def _documents(self, texts):
-        out = np.zeros((len(texts), 27), dtype=np.float32)
-        for row, t in enumerate(texts):
-            for ch in text.fold(t):
-                if "a" <= ch <= "z":
-                    out[row, ord(ch) - 97] += 1
-            out[row, 26] = 1.0  # never all zero
-        return out
-
-
 def vector_index(docs, tmp_path):
     return vectors.VectorIndex(docs, Letters(), cache=vectors.VectorCache(Letters(), folder=tmp_path))
-
-
-def growth(fn, small, large, repeat=7) -> float:
-    """time(fn(large)) / time(fn(small)), each the best of ``repeat`` runs taken in turn (small, large,
-    small…), so that a busy machine slows both sides alike; the collector is off (its pauses are noise)."""
-    best = {id(small): float("inf"), id(large): float("inf")}
-    gc.disable()
-    try:
-        for _ in range(repeat):
-            for arg in (small, large):
-                start = time.perf_counter()
-                try:
-                    fn(arg)
-                except RungsError:
-                    pass
-                best[id(arg)] = min(best[id(arg)], time.perf_counter() - start)
-    finally:
-        gc.enable()
-    return best[id(large)] / max(best[id(small)], 1e-5) if best[id(large)] > 2e-3 else 1.0
 
 
 def assert_linear(fn, make, n):

@@ -29,13 +29,11 @@ Profiles:
 Neither profile keeps an example database on disk.
 """
 
-import gc
 import json
 import math
 import os
 import re
 import tempfile
-import time
 import unicodedata
 import warnings
 from pathlib import Path
@@ -49,6 +47,8 @@ from rungs import tuning, vectors
 from rungs.errors import BadArgument, RungsError
 from rungs.llm import ScriptedClient
 from rungs.retrieval import Hit, check_hits
+import doubles
+from doubles import growth
 
 settings.register_profile("ci", max_examples=20, derandomize=True, deadline=None, database=None,
                           suppress_health_check=list(HealthCheck), print_blob=False)
@@ -126,19 +126,10 @@ def ok(value):
     return not isinstance(value, BaseException)
 
 
-class Letters(vectors.Encoder):
-    """A test double, not a model: a bag of folded letters (plus a constant, so never all zero)."""
+class Letters(doubles.Letters):
+    """The shared letters double, under a name of its own (its vectors are cached apart)."""
 
-    name, dim = "letters-property-double", 27
-
-    def _documents(self, texts):
-        out = np.zeros((len(texts), 27), dtype=np.float32)
-        for row, t in enumerate(texts):
-            for ch in text.fold(t):
-                if "a" <= ch <= "z":
-                    out[row, ord(ch) - 97] += 1
-            out[row, 26] = 1.0
-        return out
+    name = "letters-property-double"
 
 
 def doc_ids(docs):
@@ -687,25 +678,6 @@ def test_every_helper_returns_or_names_its_argument(helper, value):
 
 
 # ---------------------------------------------------------------- no quadratic trap
-
-def growth(fn, small, large, repeat=7) -> float:
-    """time(fn(large)) / time(fn(small)), each the best of ``repeat`` runs taken in turn (small, large,
-    small…), so that a busy machine slows both sides alike; the collector is off (its pauses are noise)."""
-    best = {id(small): float("inf"), id(large): float("inf")}
-    gc.disable()
-    try:
-        for _ in range(repeat):
-            for arg in (small, large):
-                start = time.perf_counter()
-                try:
-                    fn(arg)
-                except RungsError:
-                    pass
-                best[id(arg)] = min(best[id(arg)], time.perf_counter() - start)
-    finally:
-        gc.enable()
-    return best[id(large)] / max(best[id(small)], 1e-5) if best[id(large)] > 2e-3 else 1.0
-
 
 UNITS = st.one_of(st.sampled_from(["{", "[", "{a}", '{"a":', '"{', "[1", "[ ", "a\u0301\u0316", "é ", "]", "{[",
                                    '{"a": [', "x"]), st.text(ANY_CHAR, min_size=1, max_size=3))

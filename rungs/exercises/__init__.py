@@ -19,10 +19,35 @@ Cost: each check runs a few searches, milliseconds.
 from __future__ import annotations
 
 import importlib
+import math
+import numbers
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from ..display import Table
+
+
+def as_integer(answer) -> int:
+    """A learner's answer read as a whole number (``True`` is not one), or a TypeError the check shows."""
+    if isinstance(answer, bool) or not isinstance(answer, numbers.Integral):
+        raise TypeError(f"give a whole number, not {type(answer).__name__} {answer!r}")
+    return int(answer)
+
+
+def as_number(answer, what: str = "a number") -> float:
+    """A learner's answer read as a finite number, or a TypeError saying what was expected."""
+    if isinstance(answer, bool) or not isinstance(answer, numbers.Real) or not math.isfinite(answer):
+        raise TypeError(f"give {what}, not {type(answer).__name__} {answer!r}")
+    return float(answer)
+
+
+def as_names(answer) -> list[str]:
+    """A learner's answer read as a list of names (a bare string is not a list of them)."""
+    if isinstance(answer, (str, bytes)) or not isinstance(answer, (list, tuple, set)):
+        raise TypeError(f"give a list of names, not {type(answer).__name__} {answer!r}")
+    if not all(isinstance(a, str) for a in answer):
+        raise TypeError("every name must be text")
+    return list(answer)
 
 
 @dataclass

@@ -5,11 +5,13 @@ Each check recomputes the truth with ``rungs`` (the encoder is loaded once, on t
 
 from __future__ import annotations
 
-import math
-import numbers
 from functools import cache
 
-from . import Exercise
+from . import Exercise, as_integer as _integer, as_number
+
+
+def _fraction(answer) -> float:
+    return as_number(answer, "a number between 0 and 1")
 
 
 @cache
@@ -23,18 +25,6 @@ def _setup():
     keyword = build_index(pages, stopwords=True)
     vector = VectorIndex(pages)
     return pages, questions, keyword, Hybrid({"keyword": keyword, "vector": vector})
-
-
-def _integer(answer) -> int:
-    if isinstance(answer, bool) or not isinstance(answer, numbers.Integral):
-        raise TypeError(f"give a whole number, not {type(answer).__name__} {answer!r}")
-    return int(answer)
-
-
-def _fraction(answer) -> float:
-    if isinstance(answer, bool) or not isinstance(answer, numbers.Real) or not math.isfinite(answer):
-        raise TypeError(f"give a number between 0 and 1, not {type(answer).__name__} {answer!r}")
-    return float(answer)
 
 
 # ---------------------------------------------------------------- 1 · where k flips the order

@@ -7,25 +7,10 @@ and never calls a model.
 from __future__ import annotations
 
 import json
-import numbers
 from functools import cache
 from pathlib import Path
 
-from . import Exercise
-
-
-def _names(answer) -> list[str]:
-    if isinstance(answer, (str, bytes)) or not isinstance(answer, (list, tuple, set)):
-        raise TypeError(f"give a list of names, not {type(answer).__name__} {answer!r}")
-    if not all(isinstance(a, str) for a in answer):
-        raise TypeError("every name must be text")
-    return list(answer)
-
-
-def _integer(answer) -> int:
-    if isinstance(answer, bool) or not isinstance(answer, numbers.Integral):
-        raise TypeError(f"give a whole number, not {type(answer).__name__} {answer!r}")
-    return int(answer)
+from . import Exercise, as_integer as _integer, as_names as _names
 
 
 # ---------------------------------------------------------------- 1 · which replies does the decoder accept?

@@ -6,21 +6,12 @@ Each check recomputes the truth with ``rungs.decide`` (``distribution``, ``confo
 from __future__ import annotations
 
 import math
-import numbers
 
-from . import Exercise
+from . import Exercise, as_integer as _integer, as_number
 
 
 def _fraction(answer) -> float:
-    if isinstance(answer, bool) or not isinstance(answer, numbers.Real) or not math.isfinite(answer):
-        raise TypeError(f"give a number between 0 and 1, not {type(answer).__name__} {answer!r}")
-    return float(answer)
-
-
-def _integer(answer) -> int:
-    if isinstance(answer, bool) or not isinstance(answer, numbers.Integral):
-        raise TypeError(f"give a whole number, not {type(answer).__name__} {answer!r}")
-    return int(answer)
+    return as_number(answer, "a number between 0 and 1")
 
 
 # The first token's five likeliest tokens of the notebook's exercise, with their log-probabilities.

@@ -5,11 +5,13 @@ Each check recomputes the truth with ``rungs`` (the encoder is loaded only by th
 
 from __future__ import annotations
 
-import math
-import numbers
 from functools import cache
 
-from . import Exercise
+from . import Exercise, as_integer as _integer, as_number
+
+
+def _number(answer) -> float:
+    return as_number(answer)
 
 
 @cache
@@ -21,18 +23,6 @@ def _handbook():
     pages, questions = load_pages(), load_questions()
     index = build_index(pages)
     return pages, questions, index, FastBM25.from_index(index)
-
-
-def _number(answer) -> float:
-    if isinstance(answer, bool) or not isinstance(answer, numbers.Real) or not math.isfinite(answer):
-        raise TypeError(f"give a number, not {type(answer).__name__} {answer!r}")
-    return float(answer)
-
-
-def _integer(answer) -> int:
-    if isinstance(answer, bool) or not isinstance(answer, numbers.Integral):
-        raise TypeError(f"give a whole number, not {type(answer).__name__} {answer!r}")
-    return int(answer)
 
 
 # ---------------------------------------------------------------- 1 · average precision by hand

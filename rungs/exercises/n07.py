@@ -7,11 +7,10 @@ second. No encoder, no model.
 
 from __future__ import annotations
 
-import numbers
 from functools import cache
 from pathlib import Path
 
-from . import Exercise
+from . import Exercise, as_integer as _integer
 
 RULES = "reglement-interieur.pdf"
 
@@ -27,12 +26,6 @@ def _rules() -> dict:
     from ..documents import read_file
 
     return read_file(_folder() / RULES, _folder())
-
-
-def _integer(answer) -> int:
-    if isinstance(answer, bool) or not isinstance(answer, numbers.Integral):
-        raise TypeError(f"give a whole number, not {type(answer).__name__} {answer!r}")
-    return int(answer)
 
 
 # ---------------------------------------------------------------- 1 · passages of 500 characters
