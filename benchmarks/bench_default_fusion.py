@@ -24,8 +24,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from rungs import bm25, documents, evaluate as ev, hybrid, vectors  # noqa: E402
-from rungs.handbook import load_pages, load_questions  # noqa: E402
+from rungs import bm25, hybrid, vectors# noqa: E402
+
+from rungs.yours import index as documents
+
+from rungs.lab import metrics as ev
+from rungs.lab.handbook import load_pages, load_questions  # noqa: E402
+from rungs.lab.questions import known_item_questions  # noqa: E402
 
 #: (RRF k, vector weight); the keyword leg weighs 1 and matches any word. None: BM25 alone.
 CANDIDATES = {"BM25": None, "rrf k=60, vector 1": (60, 1.0), "rrf k=60, vector 0.5": (60, 0.5),
@@ -42,7 +47,7 @@ def main(argv=None) -> int:
     mrr10 = lambda r, rel: ev.reciprocal_rank(r, rel, 10)
 
     index = documents.open_index(cache / "index.sqlite")
-    known = documents.known_item_questions(index, per_document=1, seed=0)
+    known = known_item_questions(index, per_document=1, seed=0)
     written = [json.loads(line) for line in (cache / "model-questions.jsonl").read_text().splitlines()]
     written = [{"id": q["id"], "question": q["question"], "relevant": q["judgments"]} for q in written]
     bm25_folder, hybrid_folder = index.retriever("bm25"), index.retriever("hybrid", encoder=encoder)

@@ -9,12 +9,12 @@ repository (default ``$XDG_CACHE_HOME/rungs/long-documents``; never committed):
 - ``gimp-help-fr`` — GIMP's user manual, one HTML page per section (DocBook);
 - ``debian-reference-fr`` — the Debian Reference, one long HTML page per chapter.
 
-Both are read by ``rungs.documents`` exactly as a learner's folder would be
+Both are read by ``rungs.yours`` exactly as a learner's folder would be
 (the manual's images are reported as unsupported, in one line).
 
 Two sets of questions, each with a bias worth naming:
 
-- **known-item** (``rungs.documents.known_item_questions``): a title or
+- **known-item** (``rungs.lab.questions.known_item_questions``): a title or
   heading of one document, that document judged relevant. The question *is*
   the document's words: it favours the keyword leg.
 - **model-written**: the local model (Qwen2.5-Coder-1.5B) reads one random
@@ -30,7 +30,7 @@ the other half reports MRR@10 for BM25 alone (any word, French stop words,
 passages of 1,500 rolled up by their best), vectors alone, the hybrid as the
 collection ships it (``hybrid.ANSWER_RETRIEVER``: RRF k = 60, equal weights,
 window 100, a keyword leg that matches all words) and the tuned hybrid, with
-the paired test against BM25 (``rungs.evaluate.compare``). Results go to
+the paired test against BM25 (``rungs.lab.metrics.compare``). Results go to
 ``benchmarks/results/long_documents.json``.
 """
 
@@ -49,10 +49,18 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from rungs import documents, evaluate, hybrid, tuning  # noqa: E402
-from rungs.evaluate import reciprocal_rank  # noqa: E402
+from rungs import hybrid# noqa: E402
+
+from rungs.yours import index as documents
+
+from rungs.lab import metrics as evaluate
+
+from rungs.lab import tuning
+from rungs.lab.metrics import reciprocal_rank# noqa: E402
 from rungs.hybrid import Hybrid  # noqa: E402
-from rungs.retrieval import Retriever  # noqa: E402
+from rungs.core.retrieval import Retriever# noqa: E402
+from rungs.lab import questions
+from rungs import passages
 
 PACKAGES = {"gimp-help-fr": "usr/share/gimp/2.0/help/fr", "debian-reference-fr": "usr/share/debian-reference"}
 # The vector weight goes down to 0 (the keyword leg alone, at the passage size tried): a first grid that
@@ -113,7 +121,7 @@ class Memo(Retriever):
 
 def model_questions(index, cache: Path, minutes: float, n_docs: int = 150, seed: int = 0) -> list[dict]:
     """Questions the local model writes for a random passage of ``n_docs`` random documents (cached)."""
-    from rungs.llm import default_client
+    from rungs.model import default_client
 
     file = cache / "model-questions.jsonl"
     done = [json.loads(line) for line in file.read_text(encoding="utf-8").splitlines()] if file.exists() else []
@@ -179,7 +187,7 @@ def evaluate_set(name: str, index, questions: list[dict], encoder) -> dict:
             log(f"  legs at size {size}: {len(hybrid.meta)} passages ({time.perf_counter() - t:.1f} s)")
         if (size, match) not in fused:
             hybrid, memo = legs[size]
-            fused[size, match] = documents.FolderRetriever(
+            fused[size, match] = passages.PassageRetriever(
                 Hybrid({"keyword": memo[match], "vector": memo["vector"]}), list(hybrid.meta.values()), hybrid.titles)
         return fused[size, match]
 
@@ -193,7 +201,7 @@ def evaluate_set(name: str, index, questions: list[dict], encoder) -> dict:
     log(f"  sweep of {len(result['sweep'])} settings on {result['tune_questions']} questions: "
         f"{time.perf_counter() - t:.0f} s; chosen {result['best']} (tune MRR {result['tune']:.3f}"
         f"{'; the default kept: no setting beat it on the tuning half' if result['kept_default'] else ''})")
-    _, held = tuning.split(questions, seed=0)
+    _, held = tuning.halves(questions, seed=0)
     best = result["best"]
     bm25 = index.retriever("bm25")
     vectors = index.retriever("vectors", encoder=encoder)
@@ -270,7 +278,7 @@ def main(argv=None) -> int:
            "index_seconds": report.seconds, "sets": {}}
     log(f"document length: median {out['median_chars']:,} characters, max {out['max_chars']:,}")
 
-    known = documents.known_item_questions(index, per_document=1, seed=0)
+    known = questions.known_item_questions(index, per_document=1, seed=0)
     out["sets"]["known-item"] = evaluate_set("known-item (titles and headings)", index, known, encoder)
     if not a.skip_model:
         t = time.perf_counter()

@@ -9,8 +9,12 @@ time to first token (streamed) and to a full answer for three handbook questions
 
 import time
 
-from rungs import hybrid, llm, rag, vectors
-from rungs.handbook import load_pages, page_text
+from rungs import hybrid, rag, vectors
+
+from rungs import model as llm
+from rungs.lab.handbook import load_pages
+from rungs.core.documents import page_text
+from rungs.model import server
 
 
 def main():
@@ -41,10 +45,10 @@ def main():
     print(f"hybrid query, warm cache: median {sorted(runs)[10] * 1e3:.1f} ms (budget 10 ms)")
 
     start = time.perf_counter()
-    server = llm.local_server()
+    local = server.local_server()
     print(f"local server start: {time.perf_counter() - start:.1f} s")
     from openai import OpenAI
-    sdk = OpenAI(base_url=server.base_url, api_key="none")
+    sdk = OpenAI(base_url=local.base_url, api_key="none")
     by_id = {p["id"]: p for p in pages}
     for question in ["Combien de jours de congés payés acquiert-on par mois ?", "Qui paie mon taxi ?",
                      "Quel est le code du wifi pour les invités ?"]:

@@ -54,7 +54,7 @@ def zipf_corpus(n_docs: int, n_queries: int = 100, seed: int = 0):
 
 def cacm_corpus():
     sys.path.insert(0, str(HERE.parent))
-    from rungs import cacm
+    from rungs.lab import cacm
     docs = [cacm.english(d["body"]) for d in cacm.load_documents()]
     queries = [cacm.english(q["question"]) for q in cacm.load_queries()]
     return docs, [q for q in queries if q]

@@ -32,7 +32,8 @@ def worker(model: str, runs: int) -> dict:
 
     sys.path.insert(0, str(REPO))
     from rungs import rag
-    from rungs.handbook import load_pages, page_text
+    from rungs.lab.handbook import load_pages
+    from rungs.core.documents import page_text
 
     by_id = {p["id"]: p for p in load_pages()}
     passages = [{"id": i, "text": page_text(by_id[i])} for i in ("conges-payes", "rtt", "teletravail", "notes-de-frais")]
@@ -72,7 +73,7 @@ def main():
         print(json.dumps(worker(a.model, a.runs)))
         return
     sys.path.insert(0, str(REPO))
-    from rungs import llm
+    from rungs import model as llm
 
     model = str(llm.prepare(quiet=True))
     builds = {"portable": sys.executable, **dict(o.split("=", 1) for o in a.other)}

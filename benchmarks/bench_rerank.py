@@ -13,7 +13,7 @@ import statistics
 import time
 
 from rungs import bm25, fts
-from rungs.handbook import load_pages, load_questions
+from rungs.lab.handbook import load_pages, load_questions
 
 
 def timed(fn, repeat=5):

@@ -3,9 +3,9 @@
 Run:  .venv/bin/python benchmarks/bench_room.py            (nothing else busy; ~10 minutes on 2 cores)
       .venv/bin/python benchmarks/bench_room.py --clients 1 4 8 --per-client 2 --threads 2
 
-It starts ``python -m rungs.llm serve`` on 127.0.0.1 (the room server, every
+It starts ``python -m rungs.model serve`` on 127.0.0.1 (the room server, every
 core), then plays 1, 4 and 8 learners at once: each is a thread with its own
-``rungs.llm.Client`` pointed at the server exactly as a learner's exported
+``rungs.model.Client`` pointed at the server exactly as a learner's exported
 OPENAI_BASE_URL and RUNGS_MODEL would, and asks ``rungs.rag.answer`` its
 questions back to back (the handbook page that answers it plus pages around
 it: four passages, as N3 sends). Measured per level: answers completed per
@@ -28,8 +28,12 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from rungs import llm, rag  # noqa: E402
-from rungs.handbook import load_pages, load_questions, page_text  # noqa: E402
+from rungs import rag# noqa: E402
+
+from rungs import model as llm
+from rungs.lab.handbook import load_pages, load_questions# noqa: E402
+from rungs.core.documents import page_text
+from rungs.model import processes
 
 RESULTS = REPO / "benchmarks" / "results" / "room.json"
 
@@ -93,8 +97,8 @@ def main():
     p.add_argument("--threads", type=int, default=None, help="the server's threads (default: every core)")
     a = p.parse_args()
     work = questions_with_passages(a.questions)
-    port = llm._free_port()
-    cmd = [sys.executable, "-m", "rungs.llm", "serve", "--host", "127.0.0.1", "--port", str(port)]
+    port = processes._free_port()
+    cmd = [sys.executable, "-m", "rungs.model", "serve", "--host", "127.0.0.1", "--port", str(port)]
     room = subprocess.Popen(cmd + (["--threads", str(a.threads)] if a.threads else []),
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=REPO)
     try:

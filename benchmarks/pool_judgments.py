@@ -22,8 +22,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from rungs import bm25, fts, hybrid, vectors  # noqa: E402
-from rungs.handbook import load_pages, load_questions  # noqa: E402
+from rungs import bm25, fts, hybrid, vectors# noqa: E402
+from rungs.lab.handbook import load_pages, load_questions# noqa: E402
 
 DEPTH = 10
 

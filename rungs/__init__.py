@@ -1,24 +1,32 @@
 """rungs: search in your own documents, one rung at a time.
 
-Each module is one rung of the ladder (or one shared concept the rungs use):
+The ladder, one module a rung, at the top of the package::
 
-- ``text``      the one tokenizer every rung uses
-- ``handbook``  the pages and the judged questions
-- ``fts``       N0, full-text search in SQLite FTS5
-- ``bm25``      N1, a BM25 you can read, every score explained term by term
-- ``display``   the one way a ranking is printed or plotted
-- ``vectors``   N2, a multilingual encoder and its cache
-- ``hybrid``    N2, reciprocal rank fusion of the keyword and vector legs
-- ``llm``       the one model client (a real local server by default)
-- ``rag``       N3, answers that cite the passages they were sent
-- ``decide``    N4, typed decisions (probability, choice, score) and a judge that reranks
-- ``research``  N5, a bounded research loop with fenced sources and checked citations
-- ``evaluate``  the metrics (MRR, nDCG, recall, precision, AP)
-- ``fastbm25``  N1's arithmetic as sparse matrices, for sweeps and benchmarks
-- ``tuning``    splits, sweeps and their plots
-- ``cacm``      a real judged English collection, to check BM25 against a published score
-- ``documents`` your own folder: PDF, Word, HTML, Markdown, text read and indexed on disk, incrementally
-- ``cli``       ``python -m rungs index | search | ask`` over that index
+    N0   fts        full-text search in SQLite FTS5: an index for free, bm25(), snippets
+    N1   bm25       a BM25 you can read, every score explained word by word
+         fastbm25   N1's arithmetic as sparse matrices, for sweeps (equal to bm25 to 1e-9)
+         passages   long documents cut into passages, and rolled up again to documents
+    N2   vectors    a multilingual sentence encoder and its cache: « vacances » finds « congés payés »
+         hybrid     reciprocal rank fusion of any legs, its constant k
+    N3   rag        answers that cite the passages they were sent, or « je ne sais pas »
+    N4   decide     typed decisions (a probability, a choice, a score), strictly validated
+         rerank     a model's judgement of each first-stage page, as a retriever
+    N5   research   a bounded research loop whose sources cannot forge citations
+
+The rooms below it::
+
+    core     the ground floor, imports nothing above it: errors, text (the one tokenizer and
+             normalisation), documents, retrieval (Hit, Retriever), contract, replies, display,
+             paths (every path and RUNGS_* setting), secrets
+    model    everything between a rung and a chat model: the client, the teaching prop, the
+             bundled model, the shared local server, the room server
+    lab      measuring: the handbook and CACM (shipped as package data), metrics, the answer
+             mark, judges, questions, tuning
+    yours    your own folder: readers for each format, the index on disk
+    tools    the command line, the doctor, the workshop, the book
+
+``python -m rungs`` lists the commands. The README's « Architecture » section
+says what each room may import, and a test keeps it so.
 """
 
 __version__ = "0.1.0"

@@ -1,6 +1,6 @@
 """``python -m rungs COMMAND``: the collection as a command line.
 
-Each command lives in the module that owns its concept; this file only
+Each command lives in the room that owns its concept; this file only
 dispatches, so ``--help`` of every command is written next to its code.
 """
 
@@ -9,12 +9,16 @@ from __future__ import annotations
 import importlib
 import sys
 
+#: command → (module, what it is for). Every module's ``main`` takes the words after the command;
+#: ``rungs.tools.cli`` serves three commands, so it is given the command's name first.
 COMMANDS = {
-    "doctor": ("rungs.doctor", "check this machine before a workshop: Python, disk, memory, CPU, model, encoder"),
-    "index": ("rungs.cli", "index a folder of your own documents (Markdown, text, HTML, PDF, Word)"),
-    "search": ("rungs.cli", "search the indexed folder with any rung, its knobs as options"),
-    "ask": ("rungs.cli", "answer a question from the indexed folder, with sources, or « je ne sais pas »"),
-    "workshop": ("rungs.workshop", "copy the notebooks into a learner's own workspace, never overwriting an edit"),
+    "index": ("rungs.tools.cli", "index a folder of your own documents (Markdown, text, HTML, PDF, Word)"),
+    "search": ("rungs.tools.cli", "search the indexed folder with any rung, its knobs as options"),
+    "ask": ("rungs.tools.cli", "answer a question from the indexed folder, with sources, or « je ne sais pas »"),
+    "doctor": ("rungs.tools.doctor", "check this machine before a workshop: Python, disk, memory, CPU, model, encoder"),
+    "workshop": ("rungs.tools.workshop", "copy the notebooks into a learner's own workspace, never overwriting an edit"),
+    "book": ("rungs.tools.book", "build the notebooks as a static site that opens offline (book build DIR)"),
+    "model": ("rungs.model.__main__", "the local model: prepare | serve | status | stop | check-stopped"),
 }
 
 
@@ -35,7 +39,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"unknown command {name!r}\n\n{usage()}", file=sys.stderr)
         return 2
     module = importlib.import_module(COMMANDS[name][0])
-    return int(module.main([name, *rest]) or 0)
+    words = [name, *rest] if COMMANDS[name][0] == "rungs.tools.cli" else rest
+    return int(module.main(words) or 0)
 
 
 if __name__ == "__main__":

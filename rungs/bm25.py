@@ -38,10 +38,10 @@ import math
 import numbers
 from collections import Counter
 
-from .errors import BadArgument, check_choice, check_int, check_names, check_number, check_query
-from .handbook import check_documents
-from .retrieval import Hit, Retriever
-from .text import tokenise
+from .core.documents import check_documents
+from .core.errors import BadArgument, check_choice, check_int, check_names, check_number, check_query
+from .core.retrieval import Hit, Retriever, check_weights
+from .core.text import tokenise
 
 #: SQLite FTS5's bm25(): flip these switches and N1 gives FTS5's scores to the last digit.
 FTS5 = {"idf": "fts5", "lengths": "unweighted", "match": "all", "repeats": "count",
@@ -55,22 +55,13 @@ LUCENE = {"idf": "lucene", "lengths": "weighted", "match": "any", "repeats": "co
 KNOBS = {"k1": 1.2, "b": 0.75, "weights": None, "match": "any", "idf": "lucene",
          "lengths": "weighted", "repeats": "once", "saturation": "k1+1"}
 
-#: A weight beyond this is a typo, not a preference: it would drown every other field.
-MAX_WEIGHT = 1000.0
 
 
 def check_knobs(knobs: dict, fields) -> dict:
     """Every knob checked once, for type, finiteness and range, with a message that names it."""
-    weights = knobs.get("weights") or {}
-    if not isinstance(weights, dict):
-        raise BadArgument(f"weights must be a dict of field → weight, like {{'title': 2.0}}, not {weights!r}")
-    unknown = sorted(set(weights) - set(fields))
-    if unknown:
-        raise BadArgument(f"weights name fields the index does not have: {unknown} (it has {list(fields)})")
     return {"k1": check_number(knobs["k1"], "k1", low=0.0, high=1000.0),
             "b": check_number(knobs["b"], "b", low=0.0, high=1.0),
-            "weights": {f: check_number(weights.get(f, 1.0), f"weights[{f!r}]", low=0.0, high=MAX_WEIGHT)
-                        for f in fields},
+            "weights": check_weights(knobs.get("weights"), fields, what="field"),
             "match": check_choice(knobs["match"], "match", ("any", "all")),
             "idf": check_choice(knobs["idf"], "idf", ("lucene", "fts5")),
             "lengths": check_choice(knobs["lengths"], "lengths", ("weighted", "unweighted", "lossy")),
@@ -83,7 +74,7 @@ def build_index(documents: list[dict], *, fields=("title", "body"), stopwords=No
 
     ``documents`` are dicts with an ``id`` and the ``fields`` (a missing or
     ``None`` field is an empty one). ``stopwords`` and ``stem`` go to
-    ``rungs.text.tokenise``; queries are cut with the same options.
+    ``rungs.core.text.tokenise``; queries are cut with the same options.
     """
     return Index(documents, fields=fields, stopwords=stopwords, stem=stem)
 

@@ -33,18 +33,15 @@ one short call per question. On the local model, a few seconds per call.
 
 from __future__ import annotations
 
-import itertools
 import json
 import math
 import time
 from collections.abc import Mapping
 
-from .errors import (BadArgument, RungsError, _short, check_choice, check_client, check_int, check_number, check_query,
-                     check_text)
-from .handbook import check_documents, duplicates, passage_text
-from .llm import TruncatedCompletion, default_client
-from .rag import MAX_REPLY_CHARS, MAX_REPLY_DEPTH, UnusableReply, parse_json
-from .retrieval import Hit, Retriever, ordered
+from .core.errors import BadArgument, RungsError, _short, check_choice, check_client, check_int, check_number
+from .core.documents import duplicates
+from .core.replies import NoAnswerObject, extract_answer_object
+from .model import TruncatedCompletion, default_client
 
 TYPES = ("noul", "choice", "score")
 DRIFT = 0.05
@@ -69,10 +66,6 @@ class DecisionInvalid(DecisionError):
 
 class DecisionBudgetExhausted(DecisionError):
     """The model spent its whole token budget without writing the answer object."""
-
-
-class NoAnswerObject(RungsError, ValueError):
-    """No JSON object could be read from the reply."""
 
 
 # ---------------------------------------------------------------- the questions
@@ -175,61 +168,6 @@ def answer_schema(questions: dict) -> dict:
                 **head, "probs": {"type": "object", "properties": {k: {"type": "number"} for k in keys}, "required": keys}},
                 "required": [*head, "probs"]}
     return {"type": "object", "properties": props, "required": list(props)}
-
-
-def extract_answer_object(text: str) -> dict:
-    """The answer object: the whole reply, a fenced block, or the first balanced {…} inside prose.
-
-    Linear in the reply's length, which is capped (``rag.MAX_REPLY_CHARS``): the braces are
-    matched in one pass, and a reply whose braces nest deeper than ``rag.MAX_REPLY_DEPTH`` holds
-    no answer object. Anything that cannot be read is ``NoAnswerObject``, never a raw error.
-    """
-    if text is not None and not isinstance(text, str):
-        raise NoAnswerObject(f"the reply is {type(text).__name__}, not text")
-    body = (text or "").strip()
-    if not body:
-        raise NoAnswerObject("the reply is empty")
-    if len(body) > MAX_REPLY_CHARS:
-        raise NoAnswerObject(f"the reply has {len(body):,} characters (the limit is {MAX_REPLY_CHARS:,})")
-    candidates = [body]
-    if "```" in body:
-        parts = body.split("```")
-        candidates += [p.split("\n", 1)[1] if "\n" in p and not p.lstrip().startswith("{") else p
-                       for p in parts[1::2]]
-    # The spans are found (and cut) only if the whole reply and its fenced blocks were not the object.
-    for candidate in itertools.chain(candidates, (body[s:e + 1] for s, e in _balanced(body))):
-        try:
-            value = parse_json(candidate)
-        except UnusableReply:
-            continue
-        if isinstance(value, dict):
-            return value
-    raise NoAnswerObject("no JSON object found in the reply")
-
-
-def _balanced(body: str) -> list[tuple[int, int]]:
-    """Every balanced {…} of the text, in the order they open: braces counted outside strings, escapes
-    respected, in one pass. Each is tried in turn; a span inside one that failed comes right after it."""
-    spans, opened, in_string, escaped = [], [], False, False
-    for i, ch in enumerate(body):
-        if in_string:  # inside a string, braces are text; a backslash escapes the next character
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"' and opened:  # outside every brace, a quote is prose
-            in_string = True
-        elif ch == "{":
-            opened.append(len(spans))
-            spans.append([i, None])
-            if len(opened) > MAX_REPLY_DEPTH:
-                raise NoAnswerObject(f"braces nested more than {MAX_REPLY_DEPTH} deep: not an answer object")
-        elif ch == "}" and opened:
-            spans[opened.pop()][1] = i
-    # Opened in this order, so each span comes before the spans inside it, as a scan from each « { » would.
-    return [(s, e) for s, e in spans if e is not None]
 
 
 def _number(value):
@@ -478,140 +416,3 @@ def ask(state, questions: dict, client=None, *, backend: str = "chat", max_token
     if backend == "chat":
         return _ask_chat(state, questions, client, max_tokens)
     return _ask_logprobs(state, questions, client, min_coverage, top_logprobs)
-
-
-# ---------------------------------------------------------------- reranking
-
-RELEVANCE = {"type": "score", "instructions": "Dans quelle mesure le passage répond-il à la question ?",
-             "criteria": ["hors sujet", "même thème, ne répond pas", "répond en partie", "répond exactement"]}
-
-
-def rerank(question: str, pages: list, judge: dict | None = None, client=None, *, backend: str = "logprobs",
-           max_chars: int = 600) -> list[Hit]:
-    """Ask one question per page (``judge``: a score or noul question) and reorder by the judged value.
-
-    ``pages`` are documents (dicts with ``id`` and text) in their first-stage
-    order. Each hit: ``score`` = the judged value (expected score or P(yes)),
-    ``parts`` = ``{"judge": value}``, ``extra["first_rank"]`` = where the page
-    stood before. Ties are broken by id, as everywhere. A judgement the model
-    would not give with enough certainty (logprobs below ``min_coverage``)
-    scores −1: below every real judgement, and said in ``why``.
-    """
-    judge = judge or RELEVANCE
-    if not isinstance(judge, dict) or judge.get("type") not in ("score", "noul"):
-        raise BadArgument("judge must be a 'score' or 'noul' question (see decide.RELEVANCE)")
-    check_query(question, name="question")
-    pages = check_documents(pages, name="pages")  # ids unique: a page has one judgement and one rank
-    check_int(max_chars, "max_chars", low=1, high=MAX_STATE_CHARS)
-    check_choice(backend, "backend", ("logprobs", "chat"))
-    check_questions({"judge": judge})
-    hits = []
-    for rank, page in enumerate(pages, start=1):
-        state = {"question": question, "passage": passage_text(page)[:max_chars]}
-        answer = ask(state, {"judge": judge}, client, backend=backend)["answers"]["judge"]
-        value = answer.get("expected", answer.get("score", answer.get("p")))
-        extra = {"first_rank": rank}
-        if value is None:
-            hits.append(Hit(id=str(page["id"]), title=str(page.get("title") or ""), score=-1.0,
-                            why="the judge was not sure enough to give a value; ranked last", extra=extra))
-        else:
-            hits.append(Hit(id=str(page["id"]), title=str(page.get("title") or ""), score=float(value),
-                            parts={"judge": float(value)}, extra=extra))
-    return ordered(hits)
-
-
-class Reranker(Retriever):
-    """A first-stage retriever, then a model's judgement of each of its top ``depth`` pages, in that order.
-
-    ``documents`` gives the text the judge reads (id → document, or the list).
-    Knobs: ``depth`` (how many first-stage hits are judged: one model call each),
-    ``backend`` (``"logprobs"`` or ``"chat"``). The judge is a build-time choice.
-    """
-
-    name = "reranker"
-    defaults = {"depth": 10, "backend": "logprobs"}
-
-    def __init__(self, first_stage: Retriever, documents, *, judge: dict | None = None, client=None, **knobs):
-        super().__init__()
-        if not isinstance(first_stage, Retriever):
-            raise BadArgument("first_stage must be a retriever (anything with search(query, *, limit))")
-        self.first_stage, self.judge, self.client = first_stage, judge or RELEVANCE, client
-        if not isinstance(self.judge, dict) or self.judge.get("type") not in ("score", "noul"):
-            raise BadArgument("judge must be a 'score' or 'noul' question (see decide.RELEVANCE)")
-        check_questions({"judge": self.judge})
-        listed = check_documents(list(documents.values()) if isinstance(documents, dict) else documents)
-        self.documents = {str(d["id"]): d for d in listed}
-        self.knobs = self._settings(knobs)
-
-    def check_knobs(self, knobs: dict) -> dict:
-        return {"depth": check_int(knobs["depth"], "depth", low=1, high=100),
-                "backend": check_choice(knobs["backend"], "backend", ("logprobs", "chat"))}
-
-    def _search(self, query, limit, knobs):
-        first = self.first_stage.search(query, limit=knobs["depth"])
-        unknown = [h.id for h in first if h.id not in self.documents]
-        if unknown:  # the judge can only read what it was given
-            raise BadArgument(f"the first stage found {unknown[:3]}, which are not among the reranker's documents: "
-                              "build both from the same documents")
-        pages = [self.documents[h.id] for h in first]
-        return rerank(query, pages, self.judge, self.client, backend=knobs["backend"])[:limit]
-
-
-# ---------------------------------------------------------------- does the source support the answer?
-
-#: N4 checking N3: one yes/no question about an answer and the passages it cites.
-SUPPORT = {"type": "noul",
-           "instructions": "La réponse est-elle entièrement justifiée par les passages cités ?",
-           "criteria": {"true": "chaque fait de la réponse (chiffres, délais, conditions) est écrit dans les passages",
-                        "false": "la réponse dit quelque chose que les passages ne disent pas, ou le contredit"}}
-
-
-def support(question: str, answer: str, passages: list, client=None, *, threshold: float = 0.5,
-            max_chars: int = 600) -> dict:
-    """How likely is it that the cited ``passages`` support ``answer``? P(oui), read from logprobs.
-
-    N3 checks that a citation points at a passage that was sent; it cannot check that the passage
-    says what the answer claims. This asks the model, as a typed yes/no question (``SUPPORT``), and
-    flags the answer as « not supported by its source » when P(oui) < ``threshold``. A judgement
-    the model would not give with enough certainty (low coverage) is reported, not invented
-    (``supported`` is then None). Cost: one short call (one token of answer).
-    """
-    check_query(question, name="question")
-    check_text(answer, "answer")
-    check_number(threshold, "threshold", low=0.0, high=1.0)
-    check_int(max_chars, "max_chars", low=1, high=MAX_STATE_CHARS)
-    passages = check_documents(passages, name="passages")
-    if not passages:
-        return {"p": None, "supported": False, "trusted": True, "note": "no passage cited: nothing supports it"}
-    state = {"question": question, "réponse": answer,
-             "passages cités": [passage_text(p)[:max_chars] for p in passages]}
-    out = ask(state, {"support": SUPPORT}, client, backend="logprobs",
-              max_state_chars=max(MAX_STATE_CHARS, len(passages) * (max_chars + 200)))["answers"]["support"]
-    p = out.get("p")
-    return {"p": p, "supported": None if p is None else p >= threshold, "trusted": out["trusted"],
-            "note": out.get("note", "")}
-
-
-#: N4 grading N3: does an answer say what the reference answer says? (A second opinion on the key-fact rule.)
-SAME_AS_REFERENCE = {"type": "noul",
-                     "instructions": "La réponse donnée dit-elle la même chose que la réponse de référence, "
-                                     "pour ce qui répond à la question ?",
-                     "criteria": {"true": "elle donne les mêmes faits (chiffres, délais, conditions), même en d'autres mots",
-                                  "false": "elle donne un autre fait, en oublie un qui compte, ou ne répond pas"}}
-
-
-def matches_reference(question: str, answer: str, reference: str, client=None, *, threshold: float = 0.5) -> dict:
-    """P(the answer says what the reference says), read from logprobs: a typed judge of N3's answers.
-
-    ``evaluate.score_answer`` marks an answer by a rule a learner can read (the key facts); this is
-    the other way, a model asked a yes/no question — cheaper to write for new questions, harder to
-    trust. ``benchmarks/bench_answers.py`` reports how often the two agree. One short call.
-    """
-    check_query(question, name="question")
-    check_text(answer, "answer")
-    check_text(reference, "reference")
-    check_number(threshold, "threshold", low=0.0, high=1.0)
-    state = {"question": question, "réponse de référence": reference, "réponse donnée": answer}
-    out = ask(state, {"same": SAME_AS_REFERENCE}, client, backend="logprobs")["answers"]["same"]
-    p = out.get("p")
-    return {"p": p, "same": None if p is None else p >= threshold, "trusted": out["trusted"], "note": out.get("note", "")}

@@ -29,10 +29,10 @@ import numpy as np
 from scipy import sparse
 
 from . import bm25
-from .errors import BadArgument, check_names
-from .handbook import check_documents
-from .retrieval import Hit, Retriever
-from .text import tokenise
+from .core.documents import check_documents
+from .core.errors import BadArgument, check_names
+from .core.retrieval import Hit, Retriever
+from .core.text import tokenise
 
 
 class FastBM25(Retriever):

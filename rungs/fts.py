@@ -27,12 +27,10 @@ import os
 import re
 import sqlite3
 
-from .bm25 import MAX_WEIGHT
-from .errors import BadArgument, RungsError, _short, check_choice, check_limit, check_number, check_query
-from .handbook import check_documents
-from .retrieval import Hit, Retriever
-from .text import WORD, nfc
-from .text import words as _words
+from .core.documents import check_documents
+from .core.errors import BadArgument, RungsError, _short, check_choice, check_limit, check_query
+from .core.retrieval import Hit, Retriever, check_weights
+from .core.text import WORD, fts_text, tokenise
 
 #: Where rungs keeps the names of the tables it created in a database, so it never drops one of yours.
 OWNED = "rungs_owned_tables"
@@ -60,19 +58,10 @@ class IndexClosed(RungsError, RuntimeError):
     """The index's database connection was closed."""
 
 
-# unicode61 keeps « œ » a letter of its own; N1's tokenizer spells it « oe ». Spelled out before FTS5 sees
-# the text (pages and queries alike), so « oeuvres » and « œuvres » find the same pages in both rungs.
-_SPELLED = str.maketrans({"œ": "oe", "Œ": "Oe", "æ": "ae", "Æ": "Ae"})
-
-
-def _nfc(text):
-    # NFC first: a decomposed « é » (e + accent) would otherwise be cut in two (rungs.text's one normalisation).
-    return nfc(text).translate(_SPELLED) if text else text
-
-
 def words(query: str) -> list[str]:
-    """The query's words, as typed (lower case, accents kept: FTS5 folds them); punctuation is not a word."""
-    return [w.translate(_SPELLED) for w in _words(check_query(query))]
+    """The query's words as N1 cuts them (lower case, accents folded, ligatures spelled out); punctuation is
+    not a word. FTS5 stores its text through ``fts_text``, so these are the words it holds."""
+    return tokenise(check_query(query))
 
 
 def match_expression(query: str, match: str = "any") -> str:
@@ -99,7 +88,6 @@ class FtsIndex(Retriever):
     defaults = {"weights": None, "match": "any"}
 
     def __init__(self, documents: list[dict], *, path: str = ":memory:", table: str = "rungs_pages"):
-        super().__init__()
         if not isinstance(table, str) or not _TABLE.fullmatch(table) or table.lower().startswith("sqlite_") \
                 or table.lower() == OWNED:
             raise BadArgument(f"table must be a plain name (ASCII letters, digits, _; not sqlite_…), not {_short(table)}")
@@ -107,17 +95,18 @@ class FtsIndex(Retriever):
             raise BadArgument(f"path must be ':memory:' or a database file's path, not {type(path).__name__}")
         documents = check_documents(documents)
         ids = [str(d["id"]) for d in documents]
-        self.table = table
         try:
-            self.db = sqlite3.connect(path)
+            db = sqlite3.connect(path)
         except sqlite3.Error as err:
             raise BadArgument(f"path {_short(str(path))} cannot be opened as a SQLite database ({err})") from None
+        self._attach(db, table)  # the one way an FtsIndex gets its table: built here, or opened (``open``)
         try:
             self._claim(table)
             # remove_diacritics 2 folds every Latin accent: « conges » finds « congés ».
             self.db.execute(f'CREATE VIRTUAL TABLE "{table}" {_SCHEMA}')
+            # Stored through the one normalisation, so that FTS5 cuts the words N1 cuts.
             self.db.executemany(f'INSERT INTO "{table}"(id, title, body) VALUES (?, ?, ?)',
-                                [(i, _nfc(str(d.get("title") or "")), _nfc(d.get("body") or None))
+                                [(i, fts_text(str(d.get("title") or "")), fts_text(d.get("body") or None))
                                  for i, d in zip(ids, documents)])
             self.db.commit()
         except sqlite3.Error as err:  # not a database, read-only, locked, full: said in SQLite's words
@@ -149,16 +138,25 @@ class FtsIndex(Retriever):
             db.execute(f'DROP TABLE "{table}"')
         db.execute(f"INSERT OR IGNORE INTO {OWNED}(name) VALUES (?)", (table,))
 
+    @classmethod
+    def open(cls, db: sqlite3.Connection, table: str) -> "FtsIndex":
+        """An FTS5 table that exists already, on an open connection (the one ``index_folder`` keeps on disk).
+
+        The same search, knobs and safety as a table built here; nothing is created or changed.
+        """
+        index = cls.__new__(cls)
+        index._attach(db, table, name="FTS5 (on disk)")
+        return index
+
+    def _attach(self, db: sqlite3.Connection, table: str, name: str | None = None) -> None:
+        Retriever.__init__(self)
+        self.db, self.table = db, table
+        if name:
+            self.name = name
+
     def check_knobs(self, knobs: dict) -> dict:
-        weights = knobs["weights"] or {}
-        if not isinstance(weights, dict):
-            raise BadArgument(f"weights must be a dict like {{'title': 2.0, 'body': 1.0}}, not {weights!r}")
-        unknown = sorted(set(weights) - {"title", "body"})
-        if unknown:
-            raise BadArgument(f"weights name fields the index does not have: {unknown} (it has title, body)")
-        clean = {f: check_number(weights.get(f, 1.0), f"weights[{f!r}]", low=0.0, high=MAX_WEIGHT)
-                 for f in ("title", "body")}
-        return {"weights": clean, "match": check_choice(knobs["match"], "match", ("any", "all"))}
+        return {"weights": check_weights(knobs["weights"], ("title", "body"), what="field"),
+                "match": check_choice(knobs["match"], "match", ("any", "all"))}
 
     def _search(self, query, limit, knobs):
         expression = match_expression(query, knobs["match"])

@@ -23,7 +23,7 @@ It uses the scores' sizes, which RRF throws away — better when the scores are
 meaningful, worse when one leg's scale drifts.
 
 Which fusion is best depends on the collection (on long documents a vector leg
-weighted 1 can pull a good keyword ranking down): tune ``k``, ``weights`` and
+weighted 1 can pull a good keyword ranking down): tune ``k``, ``leg_weights`` and
 the method on your own questions, held out (notebook 06). Every fusion knob
 is a search-time argument; each leg keeps its own knobs (``with_knobs``).
 
@@ -34,28 +34,22 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
-from .errors import BadArgument, check_choice, check_int, check_names, check_number
-from .evaluate import ranking_ids
-from .retrieval import Hit, Retriever, ordered
+from .core.errors import BadArgument, check_choice, check_int, check_names, check_number
+from .core.retrieval import Hit, Retriever, check_weights, ordered, ranking_ids
 
 #: The largest fusion constant worth trying: far past it every rank contributes almost the same.
 MAX_K = 1e6
 
 
-def _check_weights(weights, names) -> dict[str, float]:
-    weights = weights or {}
-    if not isinstance(weights, dict):
-        raise BadArgument(f"weights must be a dict of leg name → weight, not {weights!r}")
-    unknown = sorted(set(weights) - set(names))
-    if unknown:
-        raise BadArgument(f"weights name legs that are not given: {unknown} (legs: {list(names)})")
-    clean = {n: check_number(weights.get(n, 1.0), f"weights[{n!r}]", low=0.0, high=1e6) for n in names}
-    if not any(clean.values()):
-        raise BadArgument("at least one leg needs a weight above 0")
-    return clean
+#: The largest weight a leg may have: far past every other leg, a fusion is one leg.
+MAX_LEG_WEIGHT = 1e6
 
 
-def rrf(rankings: dict, *, k: float = 60, weights: dict | None = None, window: int | None = None) -> list[Hit]:
+def _leg_weights(weights, names) -> dict[str, float]:
+    return check_weights(weights, names, what="leg", high=MAX_LEG_WEIGHT, need_one=True)
+
+
+def rrf(rankings: dict, *, k: float = 60, leg_weights: dict | None = None, window: int | None = None) -> list[Hit]:
     """Fuse named rankings (lists of ids or of hits, best first) by reciprocal rank.
 
     Each hit: ``score`` (fused), ``parts`` (what each list contributed; they
@@ -69,7 +63,7 @@ def rrf(rankings: dict, *, k: float = 60, weights: dict | None = None, window: i
     k = check_number(k, "k", low=0.0, high=MAX_K)
     if window is not None:
         window = check_int(window, "window", low=1)
-    weights = _check_weights(weights, list(rankings)) if rankings else {}
+    weights = _leg_weights(leg_weights, list(rankings)) if rankings else {}
     lists, titles = {}, {}
     for name, ranking in rankings.items():
         if isinstance(ranking, (str, bytes)):  # iterated, « abc » would be three pages a, b, c
@@ -104,7 +98,7 @@ def _minmax(hits) -> dict[str, float]:
     return {h.id: (h.score - low) / (high - low) if high > low else 1.0 for h in hits}
 
 
-def convex(rankings: dict, *, weights: dict | None = None) -> list[Hit]:
+def convex(rankings: dict, *, leg_weights: dict | None = None) -> list[Hit]:
     """Σ weight_L × (leg L's score rescaled to [0, 1]) / Σ weights; a page absent from a leg gets 0 there."""
     if not isinstance(rankings, dict):
         raise BadArgument(f"rankings must be a dict of name → list of hits, not {type(rankings).__name__}")
@@ -117,7 +111,7 @@ def convex(rankings: dict, *, weights: dict | None = None) -> list[Hit]:
             raise BadArgument(f"ranking {name!r} has a score that is not finite")
         if len({h.id for h in hits}) != len(hits):
             raise BadArgument(f"ranking {name!r} lists the same id twice: a page has one score")
-    weights = _check_weights(weights, list(rankings)) if rankings else {}
+    weights = _leg_weights(leg_weights, list(rankings)) if rankings else {}
     total = sum(weights.values()) or 1.0
     scaled = {name: _minmax(hits) for name, hits in rankings.items()}
     titles = {h.id: h.title for hits in rankings.values() for h in hits if h.title}
@@ -134,12 +128,12 @@ class Hybrid(Retriever):
     """Fuse any number of retrievers (``legs``: name → retriever). Every fusion knob is search-time.
 
     Knobs: ``method`` (``"rrf"`` or ``"convex"``), ``k`` (RRF's constant),
-    ``weights`` (leg name → weight, 1 each unless given), ``window`` (how many
+    ``leg_weights`` (leg name → weight, 1 each unless given), ``window`` (how many
     hits each leg contributes; Elasticsearch's ``rank_window_size``).
     """
 
     name = "hybrid"
-    defaults = {"method": "rrf", "k": 60, "weights": None, "window": 100}
+    defaults = {"method": "rrf", "k": 60, "leg_weights": None, "window": 100}
 
     def __init__(self, legs: dict, **knobs):
         super().__init__()
@@ -156,7 +150,7 @@ class Hybrid(Retriever):
     def check_knobs(self, knobs: dict) -> dict:
         return {"method": check_choice(knobs["method"], "method", ("rrf", "convex")),
                 "k": check_number(knobs["k"], "k", low=0.0, high=MAX_K),
-                "weights": _check_weights(knobs["weights"], list(self.legs)),
+                "leg_weights": _leg_weights(knobs["leg_weights"], list(self.legs)),
                 "window": check_int(knobs["window"], "window", low=1, high=100_000)}
 
     def leg_rankings(self, query: str, window: int | None = None) -> dict[str, list[Hit]]:
@@ -167,15 +161,15 @@ class Hybrid(Retriever):
     def _search(self, query, limit, knobs):
         rankings = self.leg_rankings(query, knobs["window"])
         if knobs["method"] == "convex":
-            return convex(rankings, weights=knobs["weights"])[:limit]
-        return rrf(rankings, k=knobs["k"], weights=knobs["weights"])[:limit]
+            return convex(rankings, leg_weights=knobs["leg_weights"])[:limit]
+        return rrf(rankings, k=knobs["k"], leg_weights=knobs["leg_weights"])[:limit]
 
 
 #: The answer rungs' retriever (N3–N5), chosen in notebook 02 by the tuning lab's held-out protocol on the
 #: handbook: selected for recall@5 (is a page that answers among what the model reads?), starting from BM25
 #: alone and moving only on the tuning half's evidence. Not a constant to trust on another collection: tune
 #: it on yours (notebook 07).
-ANSWER_RETRIEVER = {"match": "any", "method": "rrf", "k": 5, "weights": {"keyword": 1.0, "vector": 2.0}}
+ANSWER_RETRIEVER = {"match": "any", "method": "rrf", "k": 5, "leg_weights": {"keyword": 1.0, "vector": 2.0}}
 
 
 #: The hybrid for a collection nobody has tuned yet (``python -m rungs search/ask``, notebook 07): BM25 leads,
@@ -183,7 +177,7 @@ ANSWER_RETRIEVER = {"match": "any", "method": "rrf", "k": 5, "weights": {"keywor
 #: BM25 alone on any question set we have — the handbook (where it is better), and long real documents (the
 #: GIMP manual in French, titles' and model-written questions), where a vector leg weighted like the keyword
 #: one pulls a good keyword ranking down (benchmarks/README.md). Tune it on your own questions (notebook 07).
-YOUR_DOCUMENTS = {"match": "any", "method": "rrf", "k": 60, "weights": {"keyword": 1.0, "vector": 0.25}}
+YOUR_DOCUMENTS = {"match": "any", "method": "rrf", "k": 60, "leg_weights": {"keyword": 1.0, "vector": 0.25}}
 
 
 def answer_retriever(documents: list[dict], encoder=None) -> Hybrid:

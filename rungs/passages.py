@@ -33,9 +33,9 @@ from __future__ import annotations
 import bisect
 import re
 
-from .errors import BadArgument, check_choice, check_int
-from .handbook import check_documents
-from .retrieval import Hit, Retriever, ordered
+from .core.documents import check_documents
+from .core.errors import BadArgument, check_choice, check_int
+from .core.retrieval import Hit, Retriever, ordered
 
 DEFAULT_SIZE = 1500
 DEFAULT_OVERLAP = 200
@@ -158,33 +158,78 @@ def rollup(hits: list[Hit], doc_of: dict, *, how: str = "max", top: int = 2, tit
 
 
 class PassageRetriever(Retriever):
-    """Documents ranked through their passages: ``inner`` ranks passages, ``rollup`` makes documents of them.
+    """Any passage retriever, rolled up to documents (or not): the one roll-up of the collection.
 
-    Knobs: ``rollup`` (``"max"`` or ``"sum"``), ``top`` (passages summed per
-    document), ``depth`` (how many passages are ranked before rolling up).
-    ``level="passage"`` returns the passages themselves.
+    ``inner`` ranks passages; its knobs are this retriever's knobs too (a slider on k1 still re-ranks
+    without rebuilding). Its own knobs: ``level`` (``"document"`` or ``"passage"``), ``rollup``
+    (``"max"`` or ``"sum"``), ``top`` (passages summed per document) and ``depth`` (passages ranked
+    before rolling up). Every hit carries ``doc``, ``path`` (when the passages have one), ``position``
+    and, for a PDF, ``page``; a document hit carries its best passage (``extra["best"]``) and the pages
+    of the passages found (``extra["pages"]``) to explain it.
+
+    ``titles``: a document's title (default: its passages' title). ``refresh``: for an inner retriever
+    that reads a table on disk which can change under it (FTS5 over a folder's index), a function
+    returning ``(passages, titles)`` afresh; it is called when a hit names a passage this retriever
+    does not know yet.
     """
 
-    name = "passages → documents"
-    defaults = {"rollup": "max", "top": 2, "depth": 200, "level": "document"}
+    OWN = {"level": "document", "rollup": "max", "top": 2, "depth": 200}
 
-    def __init__(self, inner: Retriever, passages: list[dict], **knobs):
-        super().__init__()
+    def __init__(self, inner: Retriever, passages: list[dict], *, titles: dict | None = None, refresh=None,
+                 **knobs):
         if not isinstance(inner, Retriever):
             raise BadArgument("inner must be a retriever over the passages")
+        clash = sorted(set(inner.knobs) & set(self.OWN))
+        if clash:
+            raise BadArgument(f"the inner retriever has knobs named like the roll-up's: {clash}")
         self.inner = inner
+        self.name = f"{inner.name} over passages"
+        self.defaults = {**inner.knobs, **self.OWN}
+        super().__init__()
+        self.refresh = refresh
+        self._know(passages, titles)
+        if knobs:
+            self.knobs = self._settings(knobs)
+
+    def _know(self, passages: list[dict], titles: dict | None) -> None:
+        self.meta = {p["id"]: p for p in passages}
         self.doc_of = {p["id"]: p["doc"] for p in passages}
-        self.titles = {p["doc"]: p["title"] for p in passages}
-        self.knobs = self._settings(knobs)
+        self.titles = titles if titles is not None else {p["doc"]: p.get("title", "") for p in passages}
 
     def check_knobs(self, knobs: dict) -> dict:
-        return {"rollup": check_choice(knobs["rollup"], "rollup", ("max", "sum")),
+        clean = self.inner._settings({k: v for k, v in knobs.items() if k not in self.OWN})
+        return {**clean,
+                "level": check_choice(knobs["level"], "level", ("document", "passage")),
+                "rollup": check_choice(knobs["rollup"], "rollup", ("max", "sum")),
                 "top": check_int(knobs["top"], "top", low=1, high=1000),
-                "depth": check_int(knobs["depth"], "depth", low=1, high=100_000),
-                "level": check_choice(knobs["level"], "level", ("document", "passage"))}
+                "depth": check_int(knobs["depth"], "depth", low=1, high=100_000)}
+
+    def _found(self, query: str, limit: int, knobs: dict) -> list[Hit]:
+        hits = self.inner.search(query, limit=limit, **{k: knobs[k] for k in self.inner.knobs})
+        if self.refresh and any(h.id not in self.meta for h in hits):
+            self._know(*self.refresh())  # the table on disk changed since this retriever was made
+        return [self._passage_hit(h) for h in hits]
+
+    def _passage_hit(self, h: Hit) -> Hit:
+        p = self.meta.get(h.id, {})
+        extra = {**h.extra, "doc": p.get("doc"), "position": p.get("position")}
+        extra["path"] = p.get("path", p.get("doc"))
+        if p.get("page") is not None:
+            extra["page"] = p["page"]
+        return Hit(id=h.id, score=h.score, title=h.title, parts=h.parts, why=h.why, extra=extra)
 
     def _search(self, query, limit, knobs):
         if knobs["level"] == "passage":
-            return self.inner.search(query, limit=limit)
-        hits = self.inner.search(query, limit=max(knobs["depth"], limit))
-        return rollup(hits, self.doc_of, how=knobs["rollup"], top=knobs["top"], titles=self.titles)[:limit]
+            return self._found(query, limit, knobs)
+        found = self._found(query, max(knobs["depth"], limit), knobs)
+        by_id = {h.id: h for h in found}
+        docs = rollup(found, self.doc_of, how=knobs["rollup"], top=knobs["top"], titles=self.titles)[:limit]
+        out = []
+        for d in docs:
+            best = by_id[d.extra["best_passage"]]
+            pages = sorted({by_id[p].extra["page"] for p in d.extra["passages"] if "page" in by_id[p].extra})
+            extra = {**d.extra, "path": best.extra["path"], "best": best}
+            if pages:
+                extra["page"], extra["pages"] = best.extra["page"], pages
+            out.append(Hit(id=d.id, score=d.score, title=d.title, parts=d.parts, extra=extra))
+        return out

@@ -31,13 +31,13 @@ short passages); tokens grow with the passages sent.
 from __future__ import annotations
 
 import html
-import json
 import re
 import time
 
-from .errors import BadArgument, RungsError, _short, check_bool, check_client, check_int, check_query
-from .handbook import check_documents, passage_text
-from .llm import EmptyCompletion, TruncatedCompletion, default_client
+from .core.documents import check_documents, passage_text
+from .core.errors import BadArgument, RungsError, _short, check_bool, check_client, check_int, check_query
+from .core.replies import UnusableReply, parse_json, unfence
+from .model import EmptyCompletion, TruncatedCompletion, default_client
 
 MAX_PASSAGES = 4
 MAX_CHARS = 1500
@@ -45,22 +45,12 @@ MAX_QUESTION = 1000
 MAX_ATTEMPTS = 10  # each attempt is one more call, paid in seconds or in money
 NO_ANSWER = "je ne sais pas"
 
-#: The longest reply any rung reads: far more than max_tokens lets a model write, far less than what
-#: could stall a parser. An answer object is a few levels deep; one nested deeper is not an answer.
-MAX_REPLY_CHARS = 100_000
-MAX_REPLY_DEPTH = 32
-
-
 class AnswerUnavailable(RungsError, RuntimeError):
     """No usable reply after every attempt; the message lists why each one was refused."""
 
 
 class AnswerNotGrounded(RungsError, RuntimeError):
     """The answer cites a passage that was never sent, or cites nothing at all."""
-
-
-class UnusableReply(RungsError, ValueError):
-    """One reply could not be read as the object asked for (and will be asked again)."""
 
 
 PROMPT = """Tu réponds aux questions des salariés à partir des extraits du livret d'accueil ci-dessous, et de rien d'autre.
@@ -155,61 +145,9 @@ def schema_for(passages: list[dict]) -> dict:
             "required": ["answer", "sources"]}
 
 
-_FENCE = re.compile(r"^```[A-Za-z]*[ \t]*\n(.*?)\n?```$", re.DOTALL)
-
-
-def parse_json(text: str):
-    """``json.loads`` for a model's reply, which never crashes: a reply that cannot be read for any
-    reason — too long, nested too deep, an integer of 5,000 digits, not JSON — is an ``UnusableReply``
-    (asked again, or repaired), never a raw RecursionError or ValueError."""
-    if not isinstance(text, str):
-        raise UnusableReply(f"the reply is {type(text).__name__}, not text")
-    if len(text) > MAX_REPLY_CHARS:
-        raise UnusableReply(f"a reply of {len(text):,} characters (the limit is {MAX_REPLY_CHARS:,})")
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError:
-        raise UnusableReply("not JSON (prose around the object, or no object at all)") from None
-    except (ValueError, RecursionError) as err:  # Python's 4,300-digit limit; nesting past the stack
-        raise UnusableReply(f"JSON that cannot be read ({type(err).__name__}: {str(err)[:80]})") from None
-    if _depth(value) > MAX_REPLY_DEPTH:
-        raise UnusableReply(f"JSON nested more than {MAX_REPLY_DEPTH} levels deep")
-    return value
-
-
-def _depth(value) -> int:
-    """How deeply lists and objects nest (iteratively: no recursion to run out of)."""
-    deepest, stack = 0, [(value, 1)]
-    while stack:
-        item, level = stack.pop()
-        if isinstance(item, (list, dict)):
-            deepest = max(deepest, level)
-            if level <= MAX_REPLY_DEPTH:
-                stack.extend((child, level + 1) for child in (item.values() if isinstance(item, dict) else item))
-    return deepest
-
-
 def decode(text: str) -> dict:
     """Read one reply: a bare JSON object, or one wrapped whole in exactly one code fence."""
-    if text is not None and not isinstance(text, str):
-        raise UnusableReply(f"the reply is {type(text).__name__}, not text")
-    body = (text or "").strip()
-    if not body:
-        raise UnusableReply("no text")
-    if len(body) > MAX_REPLY_CHARS:
-        raise UnusableReply(f"a reply of {len(body):,} characters (the limit is {MAX_REPLY_CHARS:,})")
-    if body.startswith("```"):
-        if body.count("```") == 1:
-            raise UnusableReply("a code fence that is never closed")
-        if body.count("```") > 2:
-            raise UnusableReply("more than one code block")
-        match = _FENCE.match(body)
-        if not match:
-            raise UnusableReply("text after the closing code fence")
-        body = match.group(1).strip()
-    elif "```" in body:
-        raise UnusableReply("prose around a code block")
-    reply = parse_json(body)
+    reply = parse_json(unfence(text))
     if not isinstance(reply, dict):
         raise UnusableReply(f"a JSON {type(reply).__name__}, not an object")
     if not isinstance(reply.get("answer"), str):

@@ -37,21 +37,22 @@ import contextlib
 import hashlib
 import os
 import warnings
+from abc import ABC, abstractmethod
 from importlib import metadata
 from pathlib import Path
 
 import numpy as np
 
-from .errors import BadArgument, RungsError, check_query, check_text
-from .handbook import check_documents, passage_text
-from .retrieval import Hit, Retriever
+from .core import paths
+from .core.documents import check_documents, passage_text
+from .core.errors import BadArgument, RungsError, check_query, check_text
+from .core.retrieval import Hit, Retriever
 
 # Offline by construction: no library below may reach for a model hub.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 
-CACHE = Path(os.environ.get("RUNGS_CACHE", Path(__file__).resolve().parent.parent / ".cache")) / "vectors"
 
 
 class EncodingFailed(RungsError, RuntimeError):
@@ -62,7 +63,7 @@ class EncoderUnavailable(RungsError, RuntimeError):
     """The model is not on this machine; the message says how to get it."""
 
 
-class Encoder:
+class Encoder(ABC):
     """The contract: ``encode_documents`` and ``encode_queries`` → float32, one unit-length row per text."""
 
     name = "encoder"
@@ -78,8 +79,9 @@ class Encoder:
             version = "unknown"
         return f"{self.name}-{version}-{self.dim}".replace("/", "__")
 
-    def _documents(self, texts):  # pragma: no cover - each encoder implements it
-        raise NotImplementedError
+    @abstractmethod
+    def _documents(self, texts):
+        """Vectors for passages (each encoder says how it encodes them)."""
 
     def _queries(self, texts):
         return self._documents(texts)
@@ -232,7 +234,7 @@ def default_encoder() -> Encoder:
     """The collection's default encoder (USE multilingual, one thread), made once per kernel."""
     global _DEFAULT
     if _DEFAULT is None:
-        _DEFAULT = USEEncoder(threads=int(os.environ.get("RUNGS_ENCODER_THREADS", "1")))
+        _DEFAULT = USEEncoder(threads=paths.setting_int("RUNGS_ENCODER_THREADS", 1, low=1, high=256))
     return _DEFAULT
 
 
@@ -240,8 +242,16 @@ class CacheCorrupted(RungsError, UserWarning):
     """A vector cache file on disk could not be trusted; it is set aside and rebuilt (the message names it)."""
 
 
+class _Untrusted(RungsError):
+    """Inside ``VectorCache._load`` only: why a cache file read from disk cannot be trusted."""
+
+
 class CacheNotSaved(RungsError, UserWarning):
     """The vectors could not be written to disk (folder read-only, disk full…); they are kept in memory."""
+
+
+#: « The machine's vector cache » (``rungs.core.paths.vectors()``), as a default that is not a path.
+_MACHINE = object()
 
 
 class VectorCache:
@@ -255,15 +265,18 @@ class VectorCache:
     NaN, vectors not of length 1) is reported with its path and rebuilt.
     """
 
-    def __init__(self, encoder: Encoder, folder: str | Path | None = CACHE):
+    def __init__(self, encoder: Encoder, folder=_MACHINE):
         if not isinstance(encoder, Encoder):
             raise BadArgument(f"encoder must be a rungs.vectors.Encoder, not {type(encoder).__name__}")
+        if folder is _MACHINE:  # read now, not at import: a notebook may set RUNGS_CACHE first
+            folder = paths.vectors()
         if folder is not None and not isinstance(folder, (str, os.PathLike)):
             raise BadArgument(f"folder must be a folder's path or None, not {type(folder).__name__}")
         self.encoder = encoder
         self.file = Path(folder) / f"{encoder.fingerprint}.npz" if folder else None
         self.vectors: dict[str, np.ndarray] = {}
         self.hits = self.encoded = 0
+        self._dirty = False
         self.problem: str | None = None
         if self.file and self.file.exists():
             self._load()
@@ -275,13 +288,13 @@ class VectorCache:
                 keys = [str(k) for k in keys.tolist()]
                 vectors = np.asarray(vectors, dtype=np.float32)
             if vectors.ndim != 2 or vectors.shape != (len(keys), self.encoder.dim or vectors.shape[1]):
-                raise ValueError(f"vectors of shape {vectors.shape} for {len(keys)} keys")
+                raise _Untrusted(f"vectors of shape {vectors.shape} for {len(keys)} keys")
             if not np.isfinite(vectors).all():
-                raise ValueError("NaN or infinite values")
+                raise _Untrusted("NaN or infinite values")
             if len(keys) and not np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-3):
-                raise ValueError("vectors that are not of length 1")
+                raise _Untrusted("vectors that are not of length 1")
             if len(set(keys)) != len(keys) or any(len(k) != 64 for k in keys):
-                raise ValueError("keys that are not one sha256 per text")
+                raise _Untrusted("keys that are not one sha256 per text")
         except Exception as err:  # anything wrong with the file: never trust it
             self.problem = (f"the vector cache {self.file} could not be trusted ({type(err).__name__}: {err}); "
                             "it will be rebuilt — delete that file if this message comes back")
@@ -294,7 +307,12 @@ class VectorCache:
     def key(text: str) -> str:
         return hashlib.sha256(check_text(text, "text").encode("utf-8")).hexdigest()
 
-    def documents(self, texts: list[str]) -> np.ndarray:
+    def vectors_of(self, texts: list[str], *, save: bool = True) -> np.ndarray:
+        """One unit vector per text, from the cache where the text was seen before, encoded if not.
+
+        ``save``: write the cache file now if anything was encoded (``False``: the caller writes it once,
+        with ``save()``, after many calls — rewriting the whole file per batch would be quadratic).
+        """
         if isinstance(texts, (str, bytes)):  # iterated, a string would be one text per letter
             raise BadArgument("texts must be a list of texts, not one string")
         texts = list(texts)
@@ -306,14 +324,29 @@ class VectorCache:
             fresh = self.encoder.encode_documents([todo[k] for k in missing])  # raises before any change
             self.vectors.update(zip(missing, fresh))
             self.encoded += len(missing)
-            self._save()
+            self._dirty = True
+            if save:
+                self.save()
         if not keys:
             return np.zeros((0, self.encoder.dim), dtype=np.float32)
         return np.stack([self.vectors[k] for k in keys])
 
-    def _save(self):
-        if not self.file:
+    def keep_only(self, texts) -> int:
+        """Forget every vector whose text is not among ``texts`` (a removed file, an edited paragraph); saved if any."""
+        keep = {self.key(t) for t in texts}
+        stale = set(self.vectors) - keep
+        for key in stale:
+            del self.vectors[key]
+        if stale:
+            self._dirty = True
+            self.save()
+        return len(stale)
+
+    def save(self) -> None:
+        """Write the cache file (whole, renamed into place), if anything changed since it was read or written."""
+        if not self.file or not self._dirty:
             return
+        self._dirty = False
         partial = self.file.with_suffix(f".{os.getpid()}.partial.npz")
         keys = sorted(self.vectors)
         try:
@@ -370,7 +403,7 @@ class VectorIndex(Retriever):
         self.id_rank = np.empty(len(self.ids), dtype=np.int64)
         self.id_rank[np.argsort(np.array(self.ids, dtype=object), kind="stable")] = np.arange(len(self.ids))
         self.cache = cache or cache_for(self.encoder)
-        self.matrix = self.cache.documents([passage_text(d) for d in documents])
+        self.matrix = self.cache.vectors_of([passage_text(d) for d in documents])
 
     def cosines(self, query: str) -> np.ndarray:
         """The cosine of every document with the query, in the order the documents were given."""

@@ -5,27 +5,51 @@ import time
 
 import numpy as np
 
-from rungs import text, vectors
-from rungs.errors import RungsError
+from rungs import vectors
+
+from rungs.core import text
+from rungs.core.errors import RungsError
 
 
-def growth(fn, small, large, repeat=7) -> float:
-    """time(fn(large)) / time(fn(small)), each the best of ``repeat`` runs taken in turn (small, large,
-    small…), so that a busy machine slows both sides alike; the collector is off (its pauses are noise)."""
-    best = {id(small): float("inf"), id(large): float("inf")}
+class TooFastToTime(AssertionError):
+    """The call returns before the clock can tell small from large, even called a million times in a row."""
+
+
+#: Each side of a ratio is timed over enough calls to last at least this long: below it, timer noise decides.
+MEASURABLE = 0.005
+
+
+def _timed(fn, arg, loops: int) -> float:
+    start = time.perf_counter()
+    for _ in range(loops):
+        try:
+            fn(arg)
+        except RungsError:
+            pass
+    return time.perf_counter() - start
+
+
+def growth(fn, small, large, repeat=5) -> float:
+    """time(fn(large)) / time(fn(small)), each side the best of ``repeat`` timings taken in turn (small,
+    large, small…), so that a busy machine slows both sides alike; the collector is off (its pauses are
+    noise). A side too fast to time is called ``loops`` times in a row, ``loops`` chosen so that the small
+    input takes at least ``MEASURABLE`` seconds; a call that stays too fast to time even so is an error
+    (``TooFastToTime``), never a ratio of 1 that lets any growth test pass."""
     gc.disable()
     try:
+        loops = 1
+        while _timed(fn, small, loops) < MEASURABLE:
+            if loops >= 1_000_000:
+                raise TooFastToTime(f"{getattr(fn, '__name__', fn)} takes under {MEASURABLE / loops * 1e9:.0f} ns a "
+                                    "call: time a larger input, or the growth says nothing")
+            loops *= 10
+        best = {"small": float("inf"), "large": float("inf")}
         for _ in range(repeat):
-            for arg in (small, large):
-                start = time.perf_counter()
-                try:
-                    fn(arg)
-                except RungsError:
-                    pass
-                best[id(arg)] = min(best[id(arg)], time.perf_counter() - start)
+            for side, arg in (("small", small), ("large", large)):
+                best[side] = min(best[side], _timed(fn, arg, loops))
     finally:
         gc.enable()
-    return best[id(large)] / max(best[id(small)], 1e-5) if best[id(large)] > 2e-3 else 1.0
+    return best["large"] / best["small"]
 
 
 class Letters(vectors.Encoder):

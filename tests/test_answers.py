@@ -2,8 +2,9 @@
 
 import pytest
 
-from rungs import evaluate as ev
-from rungs.handbook import load_questions
+from rungs.lab import answers
+from rungs.lab import metrics as ev
+from rungs.lab.handbook import load_questions
 
 QUESTION = {"id": "q", "relevant": {"conges-payes": 2, "cet": 1}, "key_facts": ["2,5 jours", "3 mois | trois mois"],
             "evidence": [{"page": "conges-payes", "text": "…"}]}
@@ -23,33 +24,33 @@ UNANSWERABLE = {"id": "u", "relevant": {}, "key_facts": [], "evidence": []}
     ("", "2,5 jours", False),
 ])
 def test_key_facts_are_found_after_normalisation(answer, fact, found):
-    assert ev.has_fact(fact, answer) is found
+    assert answers.has_fact(fact, answer) is found
 
 
 def test_an_answer_is_right_only_with_every_key_fact():
-    right = ev.score_answer("2,5 jours par mois, préavis de 3 mois [1]", QUESTION, ["conges-payes#1"])
+    right = answers.score_answer("2,5 jours par mois, préavis de 3 mois [1]", QUESTION, ["conges-payes#1"])
     assert right["correct"] and right["citation_precision"] == 1.0 and right["citation_recall"] == 1.0
-    half = ev.score_answer("2,5 jours par mois", QUESTION, ["cet"])
+    half = answers.score_answer("2,5 jours par mois", QUESTION, ["cet"])
     assert not half["correct"] and half["facts"] == {"2,5 jours": True, "3 mois | trois mois": False}
     assert half["citation_precision"] == 1.0 and half["citation_recall"] == 0.0  # a page that helps, not the evidence
-    wrong_page = ev.score_answer("2,5 jours, 3 mois", QUESTION, ["cantine", "conges-payes"])
+    wrong_page = answers.score_answer("2,5 jours, 3 mois", QUESTION, ["cantine", "conges-payes"])
     assert wrong_page["correct"] and wrong_page["citation_precision"] == 0.5
 
 
 def test_abstention_is_right_only_where_no_page_answers():
-    assert ev.score_answer("Je ne sais pas.", UNANSWERABLE)["correct"]
-    assert not ev.score_answer("Il faut demander au CSE.", UNANSWERABLE)["correct"]
-    abstained = ev.score_answer("je ne sais pas", QUESTION)
+    assert answers.score_answer("Je ne sais pas.", UNANSWERABLE)["correct"]
+    assert not answers.score_answer("Il faut demander au CSE.", UNANSWERABLE)["correct"]
+    abstained = answers.score_answer("je ne sais pas", QUESTION)
     assert abstained["abstained"] and not abstained["correct"] and abstained["citation_precision"] is None
-    assert ev.score_answer(None, QUESTION)["abstained"]
+    assert answers.score_answer(None, QUESTION)["abstained"]
 
 
 def test_report_sums_up_accuracy_abstention_and_citations():
-    scored = [ev.score_answer("2,5 jours, 3 mois", QUESTION, ["conges-payes"]),
-              ev.score_answer("je ne sais pas", QUESTION),
-              ev.score_answer("je ne sais pas", UNANSWERABLE),
-              ev.score_answer("oui", UNANSWERABLE)]
-    report = ev.answer_report(scored)
+    scored = [answers.score_answer("2,5 jours, 3 mois", QUESTION, ["conges-payes"]),
+              answers.score_answer("je ne sais pas", QUESTION),
+              answers.score_answer("je ne sais pas", UNANSWERABLE),
+              answers.score_answer("oui", UNANSWERABLE)]
+    report = answers.answer_report(scored)
     assert report["accuracy"] == 0.5 and report["correct_answerable"] == 0.5
     assert report["abstained_when_answerable"] == 0.5 and report["abstained_when_unanswerable"] == 0.5
     assert report["citation_precision"] == 1.0
@@ -59,5 +60,5 @@ def test_every_reference_answer_scores_right_against_itself():
     # The rule is only as good as the key facts: each reference answer must pass its own.
     for q in load_questions():
         cited = [e["page"] for e in q["evidence"]]
-        scored = ev.score_answer(q["answer"] if q["relevant"] else "Je ne sais pas.", q, cited)
+        scored = answers.score_answer(q["answer"] if q["relevant"] else "Je ne sais pas.", q, cited)
         assert scored["correct"], (q["id"], scored["facts"])

@@ -1,4 +1,4 @@
-"""The book (``python -m rungs.book build``) is built and every page is opened in a real browser.
+"""The book (``python -m rungs book build``) is built and every page is opened in a real browser.
 
 Built into a temporary folder, served by ``http.server`` on 127.0.0.1, opened
 in Debian's Chromium through Playwright's Python API (the system browser; no
@@ -25,7 +25,7 @@ from urllib.parse import urljoin, urlparse
 
 import pytest
 
-from rungs import book
+from rungs.tools import book
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking",

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from rungs import cli
+from rungs.tools import cli
 
 REPO = Path(__file__).resolve().parent.parent
 BUNDLED = REPO / "notebooks" / "data" / "my-documents"
@@ -110,7 +110,7 @@ def test_help_says_what_it_is_for_what_it_costs_and_shows_an_example(capsys, com
 
 def test_ask_prints_the_answer_and_its_sources_as_files_and_pages(indexed, capsys):
     question = "Quelles sanctions disciplinaires le règlement prévoit-il ?"
-    from rungs.documents import open_index
+    from rungs.yours.index import open_index
     sent = [h.id for h in open_index(indexed).retriever("bm25").search(question, limit=4, level="passage")]
     pdf = next(i for i in sent if i.startswith("reglement-interieur.pdf"))
     reply = json.dumps({"answer": "Observation écrite, avertissement, mise à pied, licenciement.", "sources": [pdf]})

@@ -1,20 +1,29 @@
-"""The retrieval contract, checked over every retriever of the collection with one parametrised test.
+"""The retrieval contract, checked over every retriever the package defines — found, not listed.
 
-Every retriever answers ``search(query, *, limit) -> list[Hit]``: best first,
-ties by id, ids unique, parts that add up to the score (or a reason why
-there are none), ``limit=0`` and an empty query cost nothing, and a bad
-argument is named before any work is done.
+Every ``Retriever`` subclass in ``rungs`` is discovered by walking the package;
+each must have a builder here (a new rung without one fails
+``test_every_retriever_has_a_builder``), and every check of
+``rungs.core.contract`` runs on every builder: best first, ties by id, ids
+unique, parts that add up to the score (or a reason why there are none),
+``limit=0`` and an empty query cost nothing — counted inside the retriever
+itself — and a bad argument is named before any work is done.
 """
 
+import importlib
+import inspect
 import json
+import pkgutil
 
 import numpy as np
 import pytest
 
-from rungs import bm25, decide, fastbm25, fts, hybrid, passages, vectors
-from rungs.errors import BadArgument, RungsError
-from rungs.llm import ScriptedClient
-from rungs.retrieval import Hit, Retriever, check_hits
+import rungs
+from rungs import bm25, fastbm25, fts, hybrid, passages, rerank, vectors
+from rungs.core.contract import CHECKS, ContractBroken, Counted, check_hits
+from rungs.core.errors import BadArgument
+from rungs.core.retrieval import Hit, Retriever
+from rungs.model import ScriptedClient
+from rungs.yours.index import index_folder
 
 # Ties on purpose: a, b and c hold the same words; d and e differ.
 DOCS = [{"id": i, "title": t, "body": b} for i, t, b in [
@@ -22,6 +31,7 @@ DOCS = [{"id": i, "title": t, "body": b} for i, t, b in [
     ("b", "badge", "perdu le badge au travail"), ("e", "congés", "les congés payés et le badge"),
     ("d", "repas", "le restaurant et les titres restaurant"),
 ]]
+QUERY = "perdu badge"
 
 
 class Bag(vectors.Encoder):
@@ -39,107 +49,130 @@ class Bag(vectors.Encoder):
         return out
 
 
-class Spy(Retriever):
-    """Wraps a retriever and counts the searches that reach it: « before any work » is checked with it."""
-
-    name = "spy"
-
-    def __init__(self, inner):
-        super().__init__()
-        self.inner, self.calls = inner, 0
-
-    def _search(self, query, limit, knobs):
-        self.calls += 1
-        return self.inner.search(query, limit=limit)
-
-
 def _judge_replies(n):
     # A scripted judge (test double): the same level for every page, so the reranker's ties show.
     return [{"text": "2", "logprobs": [{"token": "2", "logprob": 0.0, "top": {"2": -0.1, "1": -2.5}}]}] * n
 
 
-def build(kind, tmp_path):
-    if kind == "fts":
-        return fts.FtsIndex(DOCS)
-    if kind == "bm25":
-        return bm25.build_index(DOCS)
-    if kind == "fast":
-        return fastbm25.FastBM25.from_documents(DOCS)
-    if kind == "vectors":
-        return vectors.VectorIndex(DOCS, Bag(), cache=vectors.VectorCache(Bag(), folder=tmp_path))
-    if kind == "hybrid":
-        vec = vectors.VectorIndex(DOCS, Bag(), cache=vectors.VectorCache(Bag(), folder=tmp_path))
-        return hybrid.Hybrid({"keyword": bm25.build_index(DOCS), "vector": vec})
-    if kind == "passages":
-        ps = passages.split(DOCS, size=60, overlap=0)
-        return passages.PassageRetriever(bm25.build_index(ps), ps)
-    if kind == "reranker":
-        return decide.Reranker(bm25.build_index(DOCS), DOCS, client=ScriptedClient(_judge_replies(50)), depth=5)
-    raise AssertionError(kind)
+def _vectors(tmp_path):
+    return vectors.VectorIndex(DOCS, Bag(), cache=vectors.VectorCache(Bag(), folder=tmp_path))
 
 
-KINDS = ["fts", "bm25", "fast", "vectors", "hybrid", "passages", "reranker"]
+def _on_disk(tmp_path):
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    for d in DOCS:
+        (folder / f"{d['id']}.md").write_text(f"# {d['title']}\n\n{d['body']}\n", encoding="utf-8")
+    return index_folder(folder, vectors=False).retriever("fts", level="passage").inner
 
 
-@pytest.mark.parametrize("kind", KINDS)
-def test_hits_are_ordered_with_ties_by_id_and_explained(kind, tmp_path):
-    r = build(kind, tmp_path)
-    hits = r.search("perdu badge", limit=10)
-    assert hits and all(isinstance(h, Hit) for h in hits)
-    check_hits(hits)
-    assert {h.id for h in hits} <= {d["id"] for d in DOCS}
-    tied = [h.id for h in hits if h.id in "abc"]
-    assert tied == sorted(tied)  # a, b, c score the same: the id decides
-    assert len(r.search("perdu badge", limit=2)) == 2
+#: Every retriever class of the package → the ways to build one over DOCS (or a folder made of them).
+BUILDERS = {
+    fts.FtsIndex: {"in memory": lambda tmp: fts.FtsIndex(DOCS), "on disk": _on_disk},
+    bm25.Index: {"readable": lambda tmp: bm25.build_index(DOCS)},
+    fastbm25.FastBM25: {"fast path": lambda tmp: fastbm25.FastBM25.from_documents(DOCS)},
+    vectors.VectorIndex: {"bag of letters": _vectors},
+    hybrid.Hybrid: {"bm25 + vectors": lambda tmp: hybrid.Hybrid({"keyword": bm25.build_index(DOCS),
+                                                                 "vector": _vectors(tmp)})},
+    passages.PassageRetriever: {"bm25 passages": lambda tmp: passages.PassageRetriever(
+        bm25.build_index(passages.split(DOCS, size=60, overlap=0)), passages.split(DOCS, size=60, overlap=0))},
+    rerank.Reranker: {"scripted judge": lambda tmp: rerank.Reranker(
+        bm25.build_index(DOCS), DOCS, client=ScriptedClient(_judge_replies(200)), depth=5)},
+}
 
 
-@pytest.mark.parametrize("kind", KINDS)
-def test_limit_zero_and_empty_query_cost_nothing(kind, tmp_path):
-    r = build(kind, tmp_path)
-    spy = Spy(r)
-    assert spy.search("badge", limit=0) == [] and spy.search("", limit=5) == [] and spy.search("  ", limit=5) == []
-    assert spy.calls == 0
-    assert r.search("badge", limit=0) == [] and r.search("") == []
+def discovered() -> list[type]:
+    """Every concrete Retriever subclass defined in rungs, found by walking the package."""
+    for info in pkgutil.walk_packages(rungs.__path__, "rungs."):
+        importlib.import_module(info.name)
+    found, stack = set(), [Retriever]
+    while stack:
+        for sub in stack.pop().__subclasses__():
+            stack.append(sub)
+            if sub.__module__.startswith("rungs.") and not inspect.isabstract(sub):
+                found.add(sub)
+    return sorted(found, key=lambda c: f"{c.__module__}.{c.__qualname__}")
 
 
-@pytest.mark.parametrize("kind", KINDS)
-@pytest.mark.parametrize("limit, message", [(-1, "limit must be 0 or more"), (2.5, "limit must be an integer"),
-                                            (True, "limit must be an integer"), (2**63, "limit must be"),
-                                            ("3", "limit must be an integer")])
-def test_a_bad_limit_is_named(kind, limit, message, tmp_path):
-    with pytest.raises(BadArgument, match=message):
-        build(kind, tmp_path).search("badge", limit=limit)
+CASES = [(cls, way) for cls in discovered() for way in BUILDERS.get(cls, {})]
 
 
-@pytest.mark.parametrize("kind", KINDS)
-@pytest.mark.parametrize("query, message", [(42, "query must be a string"), (["badge"], "query must be a string"),
-                                            (None, "query must be a string"), ("mot " * 300_000, "characters")])
-def test_a_bad_query_is_named_at_once(kind, query, message, tmp_path):
-    with pytest.raises(BadArgument, match=message):
-        build(kind, tmp_path).search(query)
+def test_every_retriever_has_a_builder():
+    missing = [f"{c.__module__}.{c.__qualname__}" for c in discovered() if c not in BUILDERS]
+    assert not missing, f"retrievers with no builder in tests/test_contract.py: {missing}"
+    assert len(discovered()) >= 7
 
 
-@pytest.mark.parametrize("kind", KINDS)
-def test_an_unknown_knob_is_named_before_any_work(kind, tmp_path):
-    r = build(kind, tmp_path)
-    client = getattr(r, "client", None)
-    before = len(client.calls) if client else 0
-    with pytest.raises(BadArgument, match="has no knob"):
-        r.search("badge", limit=3, colour="blue")
-    with pytest.raises(BadArgument, match="has no knob"):
-        r.search("", limit=0, colour="blue")
-    assert (len(client.calls) if client else 0) == before  # no model was asked
+def test_discovery_would_see_a_new_retriever():
+    # A negative control: a subclass defined in a rungs module is found (and, without a builder, fails).
+    namespace = {"__module__": "rungs.fts", "_search": lambda self, q, limit, knobs: []}
+    new = type("NewRung", (Retriever,), namespace)
+    try:
+        assert new in discovered() and new not in BUILDERS
+    finally:
+        del new, namespace
+        import gc
+        gc.collect()
 
 
-def test_hybrid_names_a_bad_fusion_knob_before_asking_its_legs(tmp_path):
-    spy = Spy(bm25.build_index(DOCS))
-    h = hybrid.Hybrid({"keyword": spy, "again": bm25.build_index(DOCS)})
-    for knobs, message in [({"k": -1}, "k must be at least 0"), ({"k": float("nan")}, "finite"),
-                           ({"weights": {"nope": 1}}, "not given"), ({"weights": {"keyword": 0, "again": 0}}, "above 0"),
-                           ({"method": "sum"}, "method"), ({"window": 0}, "window")]:
-        with pytest.raises(BadArgument, match=message):
-            h.search("badge", **knobs)
-    assert spy.calls == 0
+@pytest.mark.parametrize("check", list(CHECKS))
+@pytest.mark.parametrize("cls, way", CASES, ids=[f"{c.__name__}-{w}" for c, w in CASES])
+def test_every_check_holds_for_every_retriever(cls, way, check, tmp_path):
+    retriever = BUILDERS[cls][way](tmp_path)
+    assert isinstance(retriever, cls)
+    CHECKS[check](retriever, QUERY)
+
+
+@pytest.mark.parametrize("cls, way", CASES, ids=[f"{c.__name__}-{w}" for c, w in CASES])
+def test_ties_are_broken_by_id(cls, way, tmp_path):
+    hits = BUILDERS[cls][way](tmp_path).search(QUERY, limit=10)
+    ids = [h.id.split("#")[0].removesuffix(".md") for h in hits]
+    tied = [i for i in ids if i in "abc"]
+    assert tied == sorted(tied) and len(tied) == 3  # a, b, c score the same: the id decides
+
+
+def test_the_checks_catch_a_retriever_that_breaks_the_contract():
+    """Negative controls: each check fails on a retriever made to break exactly its promise."""
+    class Unordered(bm25.Index):
+        def _search(self, query, limit, knobs):
+            return list(reversed(super()._search(query, limit, knobs)))
+
+    class Eager(bm25.Index):
+        def search(self, query, *, limit=5, **knobs):  # works before checking: limit=0 reaches the ranking
+            self._search(query, 5, self._settings({}))
+            return super().search(query, limit=limit, **knobs)
+
+    class Lenient(bm25.Index):
+        def _settings(self, knobs):
+            return self.check_knobs({**self.knobs, **{k: v for k, v in knobs.items() if k in self.knobs}})
+
+    with pytest.raises(ContractBroken, match="not best first"):
+        CHECKS["ranking"](Unordered(DOCS), QUERY)
+    with pytest.raises(ContractBroken, match="reached the ranking code"):
+        CHECKS["costs nothing"](Eager(DOCS), QUERY)
+    with pytest.raises(ContractBroken, match="was accepted"):
+        CHECKS["bad arguments named"](Lenient(DOCS), QUERY)
+
+
+def test_the_counter_is_inside_the_retriever():
+    index = bm25.build_index(DOCS)
+    with Counted(index) as calls:
+        index.search(QUERY, limit=0)
+        index.search(QUERY, limit=3)
+    assert calls.n == 1 and "_search" not in vars(index)  # the counter is gone after the block
+
+
+def test_hybrid_names_a_bad_fusion_knob_before_asking_its_legs():
+    leg = bm25.build_index(DOCS)
+    h = hybrid.Hybrid({"keyword": leg, "again": bm25.build_index(DOCS)})
+    with Counted(leg) as calls:
+        for knobs, message in [({"k": -1}, "k must be at least 0"), ({"k": float("nan")}, "finite"),
+                               ({"leg_weights": {"nope": 1}}, "not given"),
+                               ({"leg_weights": {"keyword": 0, "again": 0}}, "above 0"),
+                               ({"method": "sum"}, "method"), ({"window": 0}, "window")]:
+            with pytest.raises(BadArgument, match=message):
+                h.search("badge", **knobs)
+    assert calls.n == 0
 
 
 def test_with_knobs_keeps_the_index_and_checks_at_once():
@@ -152,20 +185,20 @@ def test_with_knobs_keeps_the_index_and_checks_at_once():
         index.with_knobs(match="most")
 
 
-def test_every_error_of_the_collection_has_one_root():
-    import inspect
+def test_check_hits_raises_even_under_python_minus_o():
+    # The checks raise ContractBroken themselves: no bare assert, so `python -O` cannot switch them off.
+    import subprocess
+    import sys
 
-    import rungs
-    from rungs import cacm, evaluate, handbook, llm, rag, research, retrieval, text, tuning  # noqa: F401
-
-    classes = [c for m in list(vars(rungs).values()) if inspect.ismodule(m)
-               for c in vars(m).values() if inspect.isclass(c) and issubclass(c, BaseException)
-               and c.__module__.startswith("rungs")]
-    assert len(classes) >= 20
-    assert all(issubclass(c, RungsError) for c in classes), [c for c in classes if not issubclass(c, RungsError)]
+    code = ("from rungs.core.contract import check_hits, ContractBroken\nfrom rungs.core.retrieval import Hit\n"
+            "try:\n    check_hits([Hit(id='a', score=1.0), Hit(id='a', score=1.0)])\n"
+            "except ContractBroken:\n    print('caught')\n")
+    out = subprocess.run([sys.executable, "-O", "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "caught"
 
 
 def test_hit_reads_like_a_dict_and_flattens():
     h = Hit(id="a", score=1.5, title="T", parts={"x": 1.0, "y": 0.5}, extra={"snippet": "s"})
     assert h["id"] == "a" and h["snippet"] == "s" and h.get("nope") is None and "snippet" in h
     assert json.dumps(h.as_dict())
+    check_hits([h])

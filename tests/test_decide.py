@@ -6,7 +6,10 @@ import math
 import pytest
 
 from rungs import decide
-from rungs.llm import ScriptedClient, TruncatedCompletion
+from rungs.core.errors import BadArgument
+from rungs.model import ScriptedClient, TruncatedCompletion
+from rungs.core import replies
+from rungs import rerank
 
 QUESTIONS = {
     "answers": {"type": "noul", "instructions": "Le passage répond-il à la question ?",
@@ -55,12 +58,12 @@ def test_conform_accepts_and_normalises_small_drift():
 
 
 def test_extract_reads_bare_fenced_and_prose_wrapped_objects():
-    assert decide.extract_answer_object('{"a": 1}') == {"a": 1}
-    assert decide.extract_answer_object('```json\n{"a": 1}\n```') == {"a": 1}
-    assert decide.extract_answer_object('Voici : {"a": "} pas fini", "b": {"c": 1}} voilà') == {"a": "} pas fini", "b": {"c": 1}}
-    assert decide.extract_answer_object('x {"a": "\\"}"} y') == {"a": '"}'}
-    with pytest.raises(decide.NoAnswerObject):
-        decide.extract_answer_object("aucun objet ici")
+    assert replies.extract_answer_object('{"a": 1}') == {"a": 1}
+    assert replies.extract_answer_object('```json\n{"a": 1}\n```') == {"a": 1}
+    assert replies.extract_answer_object('Voici : {"a": "} pas fini", "b": {"c": 1}} voilà') == {"a": "} pas fini", "b": {"c": 1}}
+    assert replies.extract_answer_object('x {"a": "\\"}"} y') == {"a": '"}'}
+    with pytest.raises(replies.NoAnswerObject):
+        replies.extract_answer_object("aucun objet ici")
 
 
 def test_one_repair_round_trip_then_success():
@@ -96,14 +99,14 @@ def test_budget_spent_without_an_object_is_named():
 ])
 def test_bad_questions_are_refused_before_any_call(questions, message):
     client = ScriptedClient([])
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises(BadArgument, match=message):
         decide.ask("état", questions, client)
     assert client.calls == []
 
 
 def test_a_state_over_budget_is_refused_before_any_call():
     client = ScriptedClient([])
-    with pytest.raises(ValueError, match="budget is 100"):
+    with pytest.raises(BadArgument, match="budget is 100"):
         decide.ask("x" * 101, QUESTIONS, client, max_state_chars=100)
     assert client.calls == []
 
@@ -144,7 +147,7 @@ def test_rerank_reorders_by_the_judge_and_breaks_ties_by_id():
 
     pages = [{"id": p, "title": p, "body": "…"} for p in ("c", "b", "a")]
     client = ScriptedClient([score_reply("1"), score_reply("3"), score_reply("1")])
-    ranked = decide.rerank("question ?", pages, client=client)
+    ranked = rerank.rerank("question ?", pages, client=client)
     assert [r.id for r in ranked] == ["b", "a", "c"]
     assert ranked[0].parts == {"judge": 3.0} and ranked[0].extra["first_rank"] == 2
     assert len(client.calls) == 3
@@ -156,7 +159,7 @@ def test_reranker_is_a_retriever_over_a_first_stage():
     docs = [{"id": "a", "title": "badge", "body": "badge perdu"}, {"id": "b", "title": "repas", "body": "badge"},
             {"id": "c", "title": "congés", "body": "vacances"}]
     replies = [{"text": "0", "logprobs": lp({"0": 0.0})}, {"text": "3", "logprobs": lp({"3": 0.0})}]
-    reranker = decide.Reranker(bm25.build_index(docs), docs, client=ScriptedClient(replies), depth=2)
+    reranker = rerank.Reranker(bm25.build_index(docs), docs, client=ScriptedClient(replies), depth=2)
     hits = reranker.search("badge perdu", limit=5)
     assert [h.id for h in hits] == ["b", "a"] and [h.extra["first_rank"] for h in hits] == [2, 1]
 
@@ -169,7 +172,7 @@ def test_rerank_with_the_chat_backend_reads_written_scores():
     pages = [{"id": p, "title": p, "body": "…"} for p in ("a", "b")]
     client = ScriptedClient([written(1, {"0": 0.2, "1": 0.8, "2": 0, "3": 0}),
                              written(3, {"0": 0, "1": 0, "2": 0.1, "3": 0.9})])
-    ranked = decide.rerank("question ?", pages, client=client, backend="chat")
+    ranked = rerank.rerank("question ?", pages, client=client, backend="chat")
     assert [r.id for r in ranked] == ["b", "a"]
     assert ranked[0].score == pytest.approx(2.9) and ranked[1].score == pytest.approx(0.8)
     assert all(c["json_schema"] for c in client.calls)  # the chat backend asks for the answer object's shape

@@ -2,7 +2,10 @@
 
 import pytest
 
-from rungs import doctor, llm
+from rungs.tools import doctor
+
+from rungs import model as llm
+from rungs.model import bundle
 
 
 @pytest.mark.model
@@ -28,12 +31,12 @@ def test_a_missing_model_is_a_cross_with_its_fix_and_exit_1(tmp_path, monkeypatc
 
 def test_an_amx_cpu_with_a_native_build_is_a_cross_and_the_portable_build_is_not(monkeypatch):
     monkeypatch.setattr(doctor, "_cpu_flags", lambda: {"avx2", "amx_tile", "amx_int8", "amx_bf16"})
-    monkeypatch.setattr(llm, "llama_build", lambda: {"version": "0.3.36", "kind": "other", "key": None,
+    monkeypatch.setattr(bundle, "llama_build", lambda: {"version": "0.3.36", "kind": "other", "key": None,
                                                      "origin": "an index (pip or conda)"})
     c = doctor.Check("llama.cpp")
     doctor.check_llama_build(c)
     assert not c.ok and "SIGSEGV" in c.detail and "bash run.sh lab" in c.fix
-    monkeypatch.setattr(llm, "llama_build", lambda: {"version": "0.3.36", "kind": "portable", "key": "k", "origin": "x"})
+    monkeypatch.setattr(bundle, "llama_build", lambda: {"version": "0.3.36", "kind": "portable", "key": "k", "origin": "x"})
     c = doctor.Check("llama.cpp")
     doctor.check_llama_build(c)
     assert c.ok, c.detail

@@ -1,4 +1,4 @@
-"""rungs.documents: real files read by the libraries made for them, an index on disk kept up to date.
+"""rungs.yours: real files read by the libraries made for them, an index on disk kept up to date.
 
 Readers on each format (titles, PDF pages, unreadable files reported by name
 with the reason), the incremental index on a temporary folder (add, change,
@@ -18,10 +18,19 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rungs import documents, vectors
-from rungs.errors import BadArgument
-from rungs.handbook import load_questions
-from rungs.retrieval import check_hits
+from rungs import vectors
+
+from rungs.yours import index as documents
+from rungs.core.errors import BadArgument
+from rungs.lab.handbook import load_questions
+from rungs.core.contract import check_hits
+from rungs.yours import walk
+from rungs.yours import readers
+from rungs.yours import update as update_module
+import unicodedata
+from rungs.lab import questions
+from rungs.core import display
+from rungs import passages
 
 REPO = Path(__file__).resolve().parent.parent
 BUNDLED = REPO / "notebooks" / "data" / "my-documents"
@@ -48,7 +57,7 @@ class Counting(vectors.Encoder):
 def _bag(texts):
     out = np.zeros((len(texts), 27), dtype=np.float32)
     for row, text in enumerate(texts):
-        for ch in documents.unicodedata.normalize("NFKD", text.lower()):
+        for ch in unicodedata.normalize("NFKD", text.lower()):
             if "a" <= ch <= "z":
                 out[row, ord(ch) - 97] += 1
         out[row, 26] = 1.0  # never all zero
@@ -81,9 +90,9 @@ def ids(hits):
 # ---------------------------------------------------------------- readers
 
 def test_markdown_title_from_front_matter_then_first_heading_then_name(tmp_path):
-    a = documents.read_file(write(tmp_path, "a.md", "---\ntitle: Le titre\nsection: x\n---\n# Autre\n\nTexte."), tmp_path)
-    b = documents.read_file(write(tmp_path, "b.md", "Intro.\n\n## Premier titre ##\n\nTexte.\n\n# Second"), tmp_path)
-    c = documents.read_file(write(tmp_path, "notes-de-frais.md", "Juste du texte."), tmp_path)
+    a = readers.read_file(write(tmp_path, "a.md", "---\ntitle: Le titre\nsection: x\n---\n# Autre\n\nTexte."), tmp_path)
+    b = readers.read_file(write(tmp_path, "b.md", "Intro.\n\n## Premier titre ##\n\nTexte.\n\n# Second"), tmp_path)
+    c = readers.read_file(write(tmp_path, "notes-de-frais.md", "Juste du texte."), tmp_path)
     assert (a["title"], a["body"], a["format"]) == ("Le titre", "# Autre\n\nTexte.", "markdown")
     assert b["title"] == "Premier titre" and b["headings"] == ["Premier titre", "Second"]
     assert c["title"] == "notes de frais" and c["id"] == c["path"] == "notes-de-frais.md"
@@ -92,7 +101,7 @@ def test_markdown_title_from_front_matter_then_first_heading_then_name(tmp_path)
 def test_text_title_is_its_first_line_and_a_bom_is_not_a_character(tmp_path):
     path = tmp_path / "t.txt"
     path.write_bytes("\ufeff\n  Horaires d’été  \n\nLe siège ferme à 17 h.\r\n".encode("utf-8"))
-    doc = documents.read_file(path, tmp_path)
+    doc = readers.read_file(path, tmp_path)
     assert doc["title"] == "Horaires d’été" and doc["body"].endswith("17 h.") and "\r" not in doc["body"]
 
 
@@ -102,16 +111,16 @@ def test_html_title_headings_and_only_visible_text(tmp_path):
         <body><nav>Accueil › RH</nav><div class="navheader">Précédent Suivant</div>
         <h1>Mutuelle</h1><p>Prise en charge   à 50&nbsp;%<br>par l'employeur.</p><h2>Lunettes</h2><p>Tous les deux ans.</p>
         </body></html>""")
-    doc = documents.read_file(page, tmp_path)
+    doc = readers.read_file(page, tmp_path)
     assert doc["title"] == "Mutuelle & santé" and doc["headings"] == ["Mutuelle", "Lunettes"]
     for hidden in ("caché", "color", "Accueil", "Précédent"):
         assert hidden not in doc["body"]
     assert "Prise en charge à 50 %" in doc["body"] and "Tous les deux ans." in doc["body"]
     untitled = write(tmp_path, "u.htm", "<body><p>Avant.</p><h2>Premier <b>titre</b></h2></body>")
-    assert documents.read_file(untitled, tmp_path)["title"] == "Premier titre"
+    assert readers.read_file(untitled, tmp_path)["title"] == "Premier titre"
     latin = tmp_path / "l.html"
     latin.write_bytes('<meta charset="iso-8859-1"><title>Congés</title><p>Été</p>'.encode("latin-1"))
-    assert documents.read_file(latin, tmp_path)["title"] == "Congés"
+    assert readers.read_file(latin, tmp_path)["title"] == "Congés"
 
 
 def test_docx_title_rules_paragraphs_and_tables(tmp_path):
@@ -124,30 +133,30 @@ def test_docx_title_rules_paragraphs_and_tables(tmp_path):
     table = d.add_table(rows=1, cols=2)
     table.rows[0].cells[0].text, table.rows[0].cells[1].text = "Repas", "20 €"
     d.save(tmp_path / "a.docx")
-    a = documents.read_file(tmp_path / "a.docx", tmp_path)
+    a = readers.read_file(tmp_path / "a.docx", tmp_path)
     assert a["title"] == "Titre des propriétés" and a["headings"] == ["Frais de déplacement"]
     assert "seconde classe" in a["body"] and "Repas · 20 €" in a["body"]
     d.core_properties.title = ""
     d.save(tmp_path / "b.docx")
-    assert documents.read_file(tmp_path / "b.docx", tmp_path)["title"] == "Frais de déplacement"
+    assert readers.read_file(tmp_path / "b.docx", tmp_path)["title"] == "Frais de déplacement"
     plain = docx.Document()
     plain.add_paragraph("Première ligne, sans style de titre.")
     plain.save(tmp_path / "c.docx")
-    assert documents.read_file(tmp_path / "c.docx", tmp_path)["title"] == "Première ligne, sans style de titre."
+    assert readers.read_file(tmp_path / "c.docx", tmp_path)["title"] == "Première ligne, sans style de titre."
 
 
 def test_pdf_pages_become_passage_pages_and_the_title_comes_from_metadata_or_first_line():
-    doc = documents.read_file(BUNDLED / "reglement-interieur.pdf", BUNDLED)
+    doc = readers.read_file(BUNDLED / "reglement-interieur.pdf", BUNDLED)
     assert doc["title"] == "Règlement intérieur" and doc["format"] == "pdf"
     starts = doc["page_starts"]
     assert len(starts) == 3 and starts[0] == 0 and starts == sorted(starts)
-    pieces = documents.split([doc], size=1500, overlap=200)
+    pieces = passages.split([doc], size=1500, overlap=200)
     pages = [p["page"] for p in pieces]
     assert pages[0] == 1 and pages[-1] == 3 and pages == sorted(pages)
     # A passage starting on page 2 holds text printed on page 2.
     second = next(p for p in pieces if p["page"] == 2)
     assert starts[1] <= second["start"] < starts[2]
-    untitled = documents.read_file(BUNDLED / "temps-de-travail" / "teletravail.pdf", BUNDLED)
+    untitled = readers.read_file(BUNDLED / "temps-de-travail" / "teletravail.pdf", BUNDLED)
     assert untitled["title"] == "Télétravail" and untitled["path"] == "temps-de-travail/teletravail.pdf"
 
 
@@ -170,7 +179,7 @@ def test_every_unreadable_file_is_named_with_its_reason_and_the_rest_are_read(tm
     (root / "faux.docx").write_bytes(b"not a zip at all")
     (root / "vieux.doc").write_bytes(b"\xd0\xcf\x11\xe0")
     (root / "gros.txt").write_text("x" * 30_000)
-    docs, skipped = documents.read_folder(root, max_bytes=20_000)
+    docs, skipped = walk.read_folder(root, max_bytes=20_000)
     assert [d["id"] for d in docs] == ["ok.md"]
     reasons = {s.path: s.reason for s in skipped}
     assert set(reasons) == {"coupe.pdf", "latin.txt", "secret.pdf", "scan.pdf", "faux.docx", "vieux.doc", "gros.txt"}
@@ -192,10 +201,10 @@ def test_hidden_files_are_skipped_and_links_do_not_lead_out(tmp_path):
     (root / "dehors.md").symlink_to(outside / "secret.md")
     (root / "dedans.md").symlink_to(root / "a.md")
     (root / "lien-dossier").symlink_to(outside, target_is_directory=True)
-    docs, skipped = documents.read_folder(root)
+    docs, skipped = walk.read_folder(root)
     assert sorted(d["id"] for d in docs) == ["a.md", "dedans.md"]
     assert {s.path: s.reason for s in skipped} == {"dehors.md": "a link to a file outside the folder: not followed",
-                                                    "lien-dossier": "a link to a folder: not followed"}
+                                                    "lien-dossier/": "a link to a folder: not followed"}
 
 
 def test_a_file_name_that_is_not_utf8_is_reported_not_fatal(folder):
@@ -208,7 +217,7 @@ def test_a_file_name_that_is_not_utf8_is_reported_not_fatal(folder):
 
 
 def test_a_folder_that_is_not_there_or_not_a_folder_says_so(tmp_path):
-    with pytest.raises(documents.IndexNotFound, match="no such folder"):
+    with pytest.raises(walk.FolderNotFound, match="no such folder"):
         documents.index_folder(tmp_path / "nope")
     with pytest.raises(BadArgument, match="is a file"):
         documents.index_folder(write(tmp_path, "f.md", "x"))
@@ -227,8 +236,8 @@ def test_add_change_delete_touch_and_what_each_costs(folder, monkeypatch):
 
     # Unchanged: one stat per file; nothing is read, parsed or encoded.
     parsed, opened = [], []
-    real_document, real_read = documents._document, Path.read_bytes
-    monkeypatch.setattr(documents, "_document", lambda *a: parsed.append(a[0]) or real_document(*a))
+    real_document, real_read = readers._document, Path.read_bytes
+    monkeypatch.setattr(update_module, "_document", lambda *a: parsed.append(a[0]) or real_document(*a))
     monkeypatch.setattr(Path, "read_bytes", lambda self: opened.append(self.name) or real_read(self))
     r = idx.update(encoder=enc)
     assert (r.unchanged, r.read, r.encoded, parsed, opened) == (3, 0, 0, [], [])
@@ -270,7 +279,7 @@ def test_an_unreadable_file_is_reported_each_time_but_read_once(folder, monkeypa
     assert r.removed == ["rh/badge.txt"] and [s.path for s in r.skipped] == ["rh/badge.txt"]
     assert idx.retriever("fts").search("badge") == []  # its old text must not be found any more
     parsed = []
-    monkeypatch.setattr(documents, "_document", lambda *a: parsed.append(a[0]))
+    monkeypatch.setattr(update_module, "_document", lambda *a: parsed.append(a[0]))
     r = idx.update(vectors=False)
     assert parsed == [] and [s.reason[:12] for s in r.skipped] == ["not UTF-8 te"]
     assert [s.path for s in idx.skipped()] == ["rh/badge.txt"]
@@ -287,7 +296,7 @@ def test_an_exception_in_the_middle_leaves_the_previous_index_answering_the_same
     write(folder, "conges.md", "# Congés\n\nDésormais avant le 15 février.")
     write(folder, "teletravail.md", "# Télétravail\n\nDeux jours.")
     (folder / "rh" / "repas.html").unlink()
-    real = documents._document
+    real = readers._document
     calls = []
 
     def fail_on_second(*args):
@@ -296,10 +305,10 @@ def test_an_exception_in_the_middle_leaves_the_previous_index_answering_the_same
             raise KeyboardInterrupt  # Ctrl-C, halfway through the folder
         return real(*args)
 
-    monkeypatch.setattr(documents, "_document", fail_on_second)
+    monkeypatch.setattr(update_module, "_document", fail_on_second)
     with pytest.raises(KeyboardInterrupt):
         idx.update(vectors=False)
-    monkeypatch.setattr(documents, "_document", real)
+    monkeypatch.setattr(update_module, "_document", real)
     reopened = documents.open_index(folder)
     assert _answers(reopened) == before and reopened.count() == 3
     r = reopened.update(vectors=False)
@@ -329,7 +338,8 @@ KILLER = """
 import os, signal, sys
 import numpy as np
 sys.path.insert(0, {repo!r})
-from rungs import documents, vectors
+from rungs import vectors
+from rungs.yours import index as documents
 
 class Killer(vectors.Encoder):
     name, dim = "killer-bag", 2
@@ -440,10 +450,10 @@ def test_search_time_knobs_stay_search_time_and_the_legs_are_built_once(indexed)
     long_max = next(h for h in by_max if h.id == "long.md")
     long_sum = next(h for h in by_sum if h.id == "long.md")
     assert len(long_max.parts) == 1 and len(long_sum.parts) == 3 and long_sum.score > long_max.score
-    fused = a.search("badge perdu", limit=3, level="passage", k=1, weights={"keyword": 1.0, "vector": 0.0})
+    fused = a.search("badge perdu", limit=3, level="passage", k=1, leg_weights={"keyword": 1.0, "vector": 0.0})
     check_hits(fused)
     assert all(set(h.parts) == {"keyword", "vector"} and h.parts["vector"] == 0 for h in fused)
-    explained = documents.explanation(a.search("badge perdu", limit=1)[0])
+    explained = display.explanation(a.search("badge perdu", limit=1)[0])
     assert "best: passage" in explained and "keyword leg, rank" in explained
 
 
@@ -461,10 +471,10 @@ def test_a_pdf_passage_hit_says_its_page(tmp_path, monkeypatch):
     shutil.copy(BUNDLED / "reglement-interieur.pdf", root)
     idx = documents.index_folder(root, vectors=False)
     hit = idx.retriever("bm25", level="passage").search("clause nulle de plein droit", limit=1)[0]
-    assert hit["page"] == 3 and documents.where(hit) == "reglement-interieur.pdf, p. 3"
+    assert hit["page"] == 3 and display.where(hit) == "reglement-interieur.pdf, p. 3"
     doc = idx.retriever("bm25").search("clause nulle de plein droit", limit=1)[0]
     assert doc["page"] == 3 and 3 in doc["pages"]
-    assert "p. 3" in documents.hits_table([doc], explain=True)
+    assert "p. 3" in display.hits_table([doc], explain=True)
 
 
 # ---------------------------------------------------------------- questions of your own
@@ -473,10 +483,10 @@ def test_known_item_questions_come_from_unique_headings_and_load_as_the_handbook
     docs = [{"id": "a.html", "title": "3.2. Calques et masques", "headings": ["Options", "Activer le filtre"]},
             {"id": "b.html", "title": "Flou gaussien", "headings": ["Options", "Activer le filtre", "Rayon du flou"]},
             {"id": "c.html", "title": "X", "headings": []}]
-    qs = documents.known_item_questions(docs, per_document=5)
+    qs = questions.known_item_questions(docs, per_document=5)
     assert {(q["question"], tuple(q["relevant"])) for q in qs} == {
         ("Calques et masques", ("a.html",)), ("Flou gaussien", ("b.html",)), ("Rayon du flou", ("b.html",))}
-    documents.write_questions(qs, tmp_path / "q.jsonl")
+    questions.write_questions(qs, tmp_path / "q.jsonl")
     loaded = load_questions(tmp_path / "q.jsonl")
     assert [q["relevant"] for q in loaded] == [q["relevant"] for q in qs] and loaded[0]["kind"] == "known-item"
 

@@ -12,8 +12,10 @@ import re
 
 import pytest
 
-from rungs.handbook import HANDBOOK, load_pages, load_questions, page_text
-from rungs.text import FRENCH_STOPWORDS, WORD, fold, tokenise
+from rungs.lab.handbook import HANDBOOK, load_pages, load_questions
+
+from rungs.core.documents import page_text
+from rungs.core.text import FRENCH_STOPWORDS, WORD, fold, tokenise
 
 PAGES = {p["id"]: p for p in load_pages()}
 QUESTIONS = load_questions()

@@ -12,7 +12,7 @@ reader should not see or cannot trust:
 - stderr (any stream named ``stderr``): warnings and progress noise;
 - a streamed text split into more than ``MAX_STREAMS`` outputs in one cell: a
   paragraph of one token per line in a static view (write it through
-  ``rungs.display.LiveText``: one output, updated);
+  ``rungs.core.display.LiveText``: one output, updated);
 - widget state that a static view shows stale: a widget view with no
   ``text/plain`` that says what it is, slider values saved in the notebook's
   metadata, a progress bar frozen below 100 %;
@@ -110,7 +110,7 @@ def problems(notebook: dict) -> list[str]:
         if len(streams) > MAX_STREAMS:
             sample = "".join(_text(o.get("text", "")) for o in streams[:6])
             found.append(f"{where}: streamed text split into {len(streams)} outputs (more than {MAX_STREAMS}), "
-                         f"starting {_clip(sample)}: a static view shows fragments; use rungs.display.LiveText")
+                         f"starting {_clip(sample)}: a static view shows fragments; use rungs.core.display.LiveText")
         for number, output in enumerate(outputs):
             at = f"{where}, output {number}"
             if output.get("output_type") == "error":
@@ -137,7 +137,7 @@ def problems(notebook: dict) -> list[str]:
                 bars = PROGRESS.findall(text)
                 if bars and int(bars[-1]) < 100:
                     found.append(f"{at}: a progress bar frozen at {bars[-1]}% in a static view "
-                                 "(use rungs.display.progress, or a bar that ends at 100%)")
+                                 "(use rungs.core.display.progress, or a bar that ends at 100%)")
     return found
 
 
@@ -219,13 +219,13 @@ def test_execution_counts(counts, expected):
 # ---------------------------------------------------------------- the fix side, executed in a real kernel
 
 def test_live_text_and_progress_save_one_clean_output_each():
-    """What a notebook saves when it streams through rungs.display: one output per cell, final text, no bar at 0%."""
+    """What a notebook saves when it streams through rungs.core.display: one output per cell, final text, no bar at 0%."""
     import nbformat
     from nbclient import NotebookClient
 
     nb = nbformat.v4.new_notebook()
     nb.cells = [
-        nbformat.v4.new_code_cell("from rungs.display import LiveText, progress\n"
+        nbformat.v4.new_code_cell("from rungs.core.display import LiveText, progress\n"
                                   "with LiveText(every=0) as live:\n"
                                   "    for token in ['Je', ' pars', ' en', ' vacances', ' le', ' 3', ' mai.']:\n"
                                   "        live.write(token)"),

@@ -1,4 +1,4 @@
-"""rungs.llm against a fake OpenAI-compatible server on 127.0.0.1: each fault gets its named behaviour."""
+"""rungs.model against a fake OpenAI-compatible server on 127.0.0.1: each fault gets its named behaviour."""
 
 import json
 import threading
@@ -7,7 +7,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from rungs import llm
+from rungs import model as llm
+from rungs.model import bundle, supervisor
+from rungs.model import client as model_client
+from rungs.core.paths import BadSetting
 
 KEY = "sk-test-SECRET-never-printed"
 BROKEN_STREAM = "<a stream cut in the middle>"
@@ -178,7 +181,7 @@ def test_an_outage_while_probing_is_still_model_unavailable_and_nothing_is_remem
     f = fake(*[(500, {"error": {"message": "down"}}, {}, 0)] * 6)
     with pytest.raises(llm.ModelUnavailable, match="HTTP 500 3 times"):
         f.client(retries=2).chat(MESSAGES, json_schema={"type": "object"})
-    assert len(f.requests) == 6 and (f.url, "fake") not in llm._ACCEPTED
+    assert len(f.requests) == 6 and (f.url, "fake") not in model_client._ACCEPTED
 
 
 def test_a_stream_cut_in_the_middle_is_model_unavailable(fake):
@@ -191,17 +194,17 @@ def test_a_stream_cut_in_the_middle_is_model_unavailable(fake):
 
 
 def test_a_crash_record_becomes_a_named_error_with_signal_log_and_fix(monkeypatch):
-    monkeypatch.setattr(llm, "llama_build", lambda: {"kind": "other", "version": "0.3.36"})
+    monkeypatch.setattr(supervisor, "llama_build", lambda: {"kind": "other", "version": "0.3.36"})
     record = {"pid": 4242, "returncode": -11, "signal": "SIGSEGV", "during": "serving",
               "tail": ["INFO: POST /v1/chat/completions", "ggml_backend_amx_mul_mat"], "log": "/x/llama.log"}
-    err = llm._crashed(record, "during the request")
+    err = supervisor._crashed(record, "during the request")
     assert isinstance(err, llm.ModelServerCrashed) and isinstance(err, llm.ModelUnavailable)
     text = str(err)
     assert "pid 4242" in text and "SIGSEGV" in text and "ggml_backend_amx_mul_mat" in text
     assert "without native CPU flags" in err.hint and "bash run.sh lab" in err.hint and err.signal == "SIGSEGV"
-    corrupt = llm._crashed({"pid": 7, "returncode": 1, "during": "starting", "model": "/m.gguf",
+    corrupt = supervisor._crashed({"pid": 7, "returncode": 1, "during": "starting", "model": "/m.gguf",
                             "tail": ["ValueError: Failed to load model from file: /m.gguf"]}, "while starting")
-    assert "exited with status 1 while starting" in str(corrupt) and "python -m rungs.llm prepare" in corrupt.hint
+    assert "exited with status 1 while starting" in str(corrupt) and "python -m rungs.model prepare" in corrupt.hint
 
 
 def test_hosted_endpoints_get_the_json_schema_form(fake):
@@ -212,16 +215,17 @@ def test_hosted_endpoints_get_the_json_schema_form(fake):
 
 def test_a_base_url_without_a_model_name_is_refused(monkeypatch):
     monkeypatch.delenv("RUNGS_MODEL", raising=False)
-    with pytest.raises(ValueError, match="RUNGS_MODEL"):
+    # A setting that cannot work is a RungsError (the CLI prints it as one line), naming what to set.
+    with pytest.raises(BadSetting, match="set RUNGS_MODEL"):
         llm.Client(base_url="http://127.0.0.1:9/v1")
 
 
 def test_a_corrupt_model_part_is_a_model_file_error(tmp_path, monkeypatch):
-    monkeypatch.setattr(llm, "CACHE", tmp_path)
+    monkeypatch.setenv("RUNGS_CACHE", str(tmp_path))
     monkeypatch.delenv("RUNGS_LOCAL_MODEL", raising=False)
     fake_part = tmp_path / "part.bin"
     fake_part.write_bytes(b"not the model")
-    monkeypatch.setattr(llm, "_part_file", lambda n: fake_part)
+    monkeypatch.setattr(bundle, "_part_file", lambda n: fake_part)
     with pytest.raises(llm.ModelFileError, match="sha256"):
         llm.prepare(quiet=True)
     assert not list((tmp_path / "models").glob("*.gguf"))  # nothing half-written is left as the model

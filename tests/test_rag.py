@@ -3,8 +3,9 @@
 import pytest
 
 from rungs import rag
-from rungs.errors import BadArgument
-from rungs.llm import ScriptedClient, EmptyCompletion
+from rungs.core.errors import BadArgument
+from rungs.model import ScriptedClient, EmptyCompletion
+from rungs.lab import judges
 
 PASSAGES = [{"id": "p1", "text": "Un." * 1000}, {"id": 2, "text": "Deux."}]
 
@@ -64,7 +65,7 @@ def test_limits_and_no_call_cases():
     client = ScriptedClient([])
     assert rag.answer("  ", PASSAGES, client) == {"answer": "je ne sais pas", "sources": []}
     assert rag.answer("Q ?", [], client) == {"answer": "je ne sais pas", "sources": []}
-    with pytest.raises(ValueError, match="1000"):
+    with pytest.raises(BadArgument, match="question has 1001 characters; the limit is 1000"):
         rag.answer("x" * 1001, PASSAGES, client)
     assert client.calls == []
     rag.answer("x" * 1000, PASSAGES, ScriptedClient(['{"answer": "je ne sais pas", "sources": []}']))
@@ -73,7 +74,7 @@ def test_limits_and_no_call_cases():
 def test_passages_are_cut_in_code_points_and_capped_at_four():
     sent = rag.prepare_passages([{"id": i, "text": "é" * 2000} for i in range(6)])
     assert len(sent) == 4 and all(len(p["text"]) == 1500 for p in sent)
-    with pytest.raises(ValueError):
+    with pytest.raises(BadArgument, match="max_passages must be 4 or less"):
         rag.prepare_passages(PASSAGES, max_passages=5)
     out, client = ask('{"answer": "Oui.", "sources": ["p1"]}')
     prompt = client.calls[0]["messages"][0]["content"]
@@ -108,10 +109,10 @@ def test_the_source_support_check_reads_a_yes_probability():
         return {"text": "Oui", "logprobs": [{"token": "Oui", "logprob": -0.1, "top": top}]}
 
     passages = [{"id": "a", "text": "Le préavis est de trois mois."}]
-    yes = decide.support("Quel préavis ?", "Trois mois.", passages, ScriptedClient([said({"Oui": -0.1, "Non": -2.5})]))
+    yes = judges.support("Quel préavis ?", "Trois mois.", passages, ScriptedClient([said({"Oui": -0.1, "Non": -2.5})]))
     assert yes["supported"] is True and yes["p"] > 0.9
-    no = decide.support("Quel préavis ?", "Deux mois.", passages, ScriptedClient([said({"Oui": -3.0, "Non": -0.06})]))
+    no = judges.support("Quel préavis ?", "Deux mois.", passages, ScriptedClient([said({"Oui": -3.0, "Non": -0.06})]))
     assert no["supported"] is False and no["p"] < 0.1
-    unsure = decide.support("Quel préavis ?", "Deux mois.", passages, ScriptedClient([said({"Le": -0.01})]))
+    unsure = judges.support("Quel préavis ?", "Deux mois.", passages, ScriptedClient([said({"Le": -0.01})]))
     assert unsure["supported"] is None and unsure["trusted"] is False
-    assert decide.support("Quel préavis ?", "x", [], ScriptedClient([]))["supported"] is False
+    assert judges.support("Quel préavis ?", "x", [], ScriptedClient([]))["supported"] is False

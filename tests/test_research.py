@@ -5,10 +5,10 @@ import json
 import pytest
 
 from rungs import bm25, research
-from rungs.errors import BadArgument
-from rungs.retrieval import Hit, Retriever
-from rungs.handbook import load_pages
-from rungs.llm import EmptyCompletion, ModelUnavailable, ScriptedClient
+from rungs.core.errors import BadArgument
+from rungs.core.retrieval import Hit, Retriever
+from rungs.lab.handbook import load_pages
+from rungs.model import EmptyCompletion, ModelUnavailable, ScriptedClient
 
 PAGES = load_pages()
 INDEX = bm25.build_index(PAGES, stopwords=True)

@@ -6,8 +6,8 @@ import random
 import pytest
 
 from rungs import bm25, fts
-from rungs.display import side_by_side, ranking_table
-from rungs.errors import BadArgument
+from rungs.core.display import side_by_side, ranking_table
+from rungs.core.errors import BadArgument
 
 # Accented letters that unicode61's remove_diacritics 2 and rungs.text both fold the same way.
 LETTERS = "abcdeéèêfgàâhiîïjklmnoôpqrstuùûvçz"
@@ -68,7 +68,7 @@ def test_ties_are_broken_by_id_and_parts_add_up():
 
 
 def test_each_knob_changes_something_on_the_handbook():
-    from rungs.handbook import load_pages
+    from rungs.lab.handbook import load_pages
     index = bm25.build_index(load_pages())
     ids = lambda **kw: [r.id for r in index.search(kw.pop("q"), **kw)]
     assert ids(q="sécurité", k1=1.2) != ids(q="sécurité", k1=0.0)

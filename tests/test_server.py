@@ -17,7 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from rungs import llm
+from rungs import model as llm
+from rungs.model import server
+from rungs.model import processes
 
 ROOT = Path(__file__).resolve().parent.parent
 HELLO = [{"role": "user", "content": "Réponds par un seul mot : oui ou non. Paris est-elle en France ?"}]
@@ -34,10 +36,10 @@ def own_servers(tmp_path, monkeypatch):
     monkeypatch.setenv("RUNGS_SERVER_GRACE", "3")
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     yield directory
-    llm.stop_servers(directory)
-    assert not llm.running_servers(directory)
+    server.stop_servers(directory)
+    assert not server.running_servers(directory)
     # A supervisor may be finishing a stop of its own (idle, grace) at this very moment: seconds, not more.
-    _wait_until(lambda: not [p for p in llm._rungs_processes() if str(directory) in " ".join(p["argv"])], 20,
+    _wait_until(lambda: not [p for p in server._rungs_processes() if str(directory) in " ".join(p["argv"])], 20,
                 "every server process of this test ends")
 
 
@@ -74,15 +76,15 @@ def _wait_until(condition, timeout: float, what: str):
 def test_killed_between_calls_restarts_and_a_crash_during_a_request_or_a_stream_is_named(own_servers):
     client = llm.Client(timeout=120)
     assert client.chat(HELLO, max_tokens=3).text.strip()
-    server = llm.local_server()
-    first_pid, first_port = server.pid, server.port
+    local = server.local_server()
+    first_pid, first_port = local.pid, local.port
 
     # Killed between two calls: the next call starts a new server, and the SDK follows it to its new port.
     os.kill(first_pid, signal.SIGKILL)
-    _wait_until(lambda: not llm._alive(first_pid), 5, "SIGKILL ends the server")
+    _wait_until(lambda: not processes._alive(first_pid), 5, "SIGKILL ends the server")
     again = client.chat(HELLO, max_tokens=3)
-    assert again.text.strip() and server.pid != first_pid
-    assert client._sdk_url == server.base_url and (server.port != first_port or server.pid != first_pid)
+    assert again.text.strip() and local.pid != first_pid
+    assert client._sdk_url == local.base_url and (local.port != first_port or local.pid != first_pid)
     assert any("SIGKILL" in n and "new one" in n for n in again.notes), again.notes
 
     # Dies during a request (what an AMX CPU does to a native build): named, with signal, log and fix.
@@ -97,7 +99,7 @@ def test_killed_between_calls_restarts_and_a_crash_during_a_request_or_a_stream_
     worker = threading.Thread(target=long_call)
     worker.start()
     time.sleep(1.5)  # the server is reading the prompt or writing
-    os.kill(server.pid, signal.SIGSEGV)
+    os.kill(local.pid, signal.SIGSEGV)
     worker.join(60)
     assert failure and isinstance(failure[0], llm.ModelServerCrashed), failure
     err = failure[0]
@@ -110,12 +112,12 @@ def test_killed_between_calls_restarts_and_a_crash_during_a_request_or_a_stream_
         for piece in client.stream(LONG, max_tokens=600):
             pieces.append(piece)
             if len(pieces) == 2:
-                os.kill(llm.local_server().pid, signal.SIGSEGV)
+                os.kill(server.local_server().pid, signal.SIGSEGV)
     assert "while streaming" in str(info.value) and len(pieces) >= 2
 
     # And the next call simply works.
     assert client.chat(HELLO, max_tokens=3).text.strip()
-    assert len(llm.running_servers(own_servers)) == 1
+    assert len(server.running_servers(own_servers)) == 1
 
 
 @needs_llama
@@ -128,10 +130,10 @@ def test_a_server_that_never_starts_is_named_with_its_log_tail(own_servers, tmp_
     text = str(info.value)
     assert "exited with status" in text and "while starting" in text and info.value.log_tail
     assert "Failed to load model" in text and "RUNGS_LOCAL_MODEL" in info.value.hint
-    assert not llm.running_servers(own_servers)
+    assert not server.running_servers(own_servers)
 
 
-SHARE = ("import sys, time\nfrom rungs import llm\ns = llm.local_server()\n"
+SHARE = ("import sys, time\nfrom rungs.model import server\ns = server.local_server()\n"
          "print(s.port, s.pid, flush=True)\ntime.sleep(300)\n")
 
 
@@ -143,16 +145,16 @@ def test_kernels_share_one_server_which_stops_when_they_are_all_gone(own_servers
     a, b = kernel(), kernel()  # at the same instant: the file lock lets only one of them start a server
     seen_a, seen_b = _readline(_reader(a)), _readline(_reader(b))
     assert seen_a == seen_b, (seen_a, seen_b)
-    [state] = llm.running_servers(own_servers)
+    [state] = server.running_servers(own_servers)
     assert sorted(state["users"]) == sorted([a.pid, b.pid])
 
     a.kill()  # SIGKILL: no atexit, no goodbye
     a.wait()
     c = kernel()
     assert _readline(_reader(c)) == seen_a  # reused, not a second server
-    _wait_until(lambda: sorted(llm.running_servers(own_servers)[0]["users"]) == sorted([b.pid, c.pid]),
+    _wait_until(lambda: sorted(server.running_servers(own_servers)[0]["users"]) == sorted([b.pid, c.pid]),
                 10, "the killed kernel is dropped from the users")
-    ours = [p for p in llm._rungs_processes() if str(own_servers) in " ".join(p["argv"])
+    ours = [p for p in server._rungs_processes() if str(own_servers) in " ".join(p["argv"])
             or p["role"] == "llama-server" and p["ppid"] == state["supervisor"]]
     assert sorted(p["role"] for p in ours) == ["llama-server", "supervisor"]
 
@@ -161,7 +163,7 @@ def test_kernels_share_one_server_which_stops_when_they_are_all_gone(own_servers
         k.wait()
     # Every user gone: the server stops by itself after its grace (3 s here).
     exit_file = own_servers / f"{state['key']}.exit.json"  # the supervisor's last act, after the server died
-    _wait_until(lambda: not llm.running_servers(own_servers) and not llm._alive(state["pid"]) and exit_file.exists(),
+    _wait_until(lambda: not server.running_servers(own_servers) and not processes._alive(state["pid"]) and exit_file.exists(),
                 20, "the server stops once its users are gone")
     record = json.loads(exit_file.read_text())
     assert record["stopped"] == "no process used it for 3 s"
@@ -173,15 +175,15 @@ def test_an_idle_server_stops_and_the_next_call_starts_it_again(own_servers, mon
     monkeypatch.setenv("RUNGS_SERVER_GRACE", "60")
     client = llm.Client()
     client.chat(HELLO, max_tokens=3)
-    _wait_until(lambda: not llm.running_servers(own_servers), 15, "the idle server stops")
+    _wait_until(lambda: not server.running_servers(own_servers), 15, "the idle server stops")
     result = client.chat(HELLO, max_tokens=3)
     assert any("was stopped (no call for 2 s)" in n for n in result.notes), result.notes
 
 
 @pytest.mark.model
 def test_a_room_server_used_as_a_remote_endpoint_gets_structured_output(own_servers, monkeypatch):
-    port = llm._free_port()
-    room = subprocess.Popen([sys.executable, "-m", "rungs.llm", "serve", "--host", "127.0.0.1", "--port", str(port),
+    port = processes._free_port()
+    room = subprocess.Popen([sys.executable, "-m", "rungs.model", "serve", "--host", "127.0.0.1", "--port", str(port),
                              "--threads", "1"], stdout=subprocess.PIPE, text=True, cwd=ROOT)
     try:
         exports, lines = {}, _reader(room)
@@ -207,9 +209,23 @@ def test_a_room_server_used_as_a_remote_endpoint_gets_structured_output(own_serv
         assert any("refused json_schema (HTTP 500); accepted json_object+schema" in n for n in first.notes), first.notes
         second = client.chat(ask, json_schema=schema, max_tokens=60)
         assert not [n for n in second.notes if "structured output" in n]  # remembered: no second probe
-        assert not llm.running_servers(own_servers)  # the room server is not rungs' local one
+        assert not server.running_servers(own_servers)  # the room server is not rungs' local one
     finally:
         room.send_signal(signal.SIGTERM)
         room.wait(30)
-    _wait_until(lambda: not [p for p in llm._rungs_processes() if f"{port}" in p["argv"]], 10,
+    _wait_until(lambda: not [p for p in server._rungs_processes() if f"{port}" in p["argv"]], 10,
                 "the room server's llama process ends with it")
+
+
+@pytest.mark.parametrize("module", ["rungs.model", "rungs.llm"])
+def test_a_supervisor_started_by_either_name_is_found_by_check_stopped(module, tmp_path, capsys):
+    """A server started by an older checkout (``python -m rungs.llm supervise``) must still be seen."""
+    fake = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "-m", module, "supervise",
+                             "--dir", str(tmp_path), "--key", "llama-test"])
+    try:
+        _wait_until(lambda: any(p["pid"] == fake.pid for p in server._rungs_processes()), 5, "the process list shows it")
+        assert server.check_stopped(within=0.5) == 1  # no users: an orphan, named
+        assert str(fake.pid) in capsys.readouterr().err
+    finally:
+        fake.kill()
+        fake.wait()

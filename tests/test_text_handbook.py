@@ -4,8 +4,11 @@ import json
 
 import pytest
 
-from rungs.handbook import HandbookError, load_pages, load_questions, page_text
-from rungs.text import fold, tokenise
+from rungs.lab.handbook import HandbookError, load_pages, load_questions
+
+from rungs.core.documents import page_text
+from rungs.core.errors import BadArgument
+from rungs.core.text import fold, tokenise
 
 
 def test_tokenise_folds_case_accents_and_ligatures():
@@ -31,9 +34,9 @@ def test_stemming_is_snowball_french_and_folds_after():
 
 
 def test_bad_options_are_named():
-    with pytest.raises(ValueError, match="stem must be"):
+    with pytest.raises(BadArgument, match="stem must be"):
         tokenise("x", stem="porter")
-    with pytest.raises(ValueError, match="stopwords must be"):
+    with pytest.raises(BadArgument, match="stopwords must be"):
         tokenise("x", stopwords="english")
 
 

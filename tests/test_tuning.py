@@ -6,10 +6,16 @@ import random
 import numpy as np
 import pytest
 
-from rungs import bm25, cacm, evaluate as ev, tuning
+from rungs import bm25
+
+from rungs.lab import cacm
+
+from rungs.lab import metrics as ev
+
+from rungs.lab import tuning
 from rungs.fastbm25 import FastBM25
-from rungs.errors import BadArgument
-from rungs.handbook import load_pages, load_questions
+from rungs.core.errors import BadArgument
+from rungs.lab.handbook import load_pages, load_questions
 
 from test_search import _corpus, _vocabulary
 
@@ -110,8 +116,8 @@ def test_cacm_reproduces_the_published_map_within_0_01():
 
 def test_split_is_fixed_disjoint_and_balanced():
     questions = load_questions()
-    tune, held = tuning.split(questions, seed=0)
-    assert tuning.split(questions, seed=0) == (tune, held)
+    tune, held = tuning.halves(questions, seed=0)
+    assert tuning.halves(questions, seed=0) == (tune, held)
     assert not {q["id"] for q in tune} & {q["id"] for q in held}
     assert abs(sum(q["kind"] == "paraphrase" for q in tune) - sum(q["kind"] == "paraphrase" for q in held)) <= 1
 
@@ -169,18 +175,24 @@ def test_holm_and_questions_needed():
 def test_held_out_tunes_on_one_half_and_reports_the_other():
     pages, questions = load_pages(), load_questions()
     index = bm25.build_index(pages, stopwords=True)
-    out = tuning.held_out({"k1": [0.0, 1.2]}, lambda q, **kw: index.search(q, limit=10, **kw), questions,
-                          baseline=lambda q: index.search(q, limit=10))
-    assert out["best"]["k1"] in (0.0, 1.2) and isinstance(out["best"]["k1"], float)
+    run = lambda q, **kw: index.search(q, limit=10, **kw)  # noqa: E731
+    out = tuning.held_out({"k1": [0.0, 1.2]}, run, questions, baseline=lambda q: index.search(q, limit=10))
+    tune, held = tuning.halves(questions)
+    mrr = lambda qs, k1: ev.evaluate(lambda q: run(q, k1=k1), qs)["MRR"]  # noqa: E731
+    # The setting chosen is the better one ON THE TUNING HALF, and it is scored again on the other half.
+    assert out["best"]["k1"] == max((0.0, 1.2), key=lambda k1: mrr(tune, k1)) and isinstance(out["best"]["k1"], float)
+    assert mrr(tune, 0.0) != mrr(tune, 1.2)  # the test would say nothing if both settings tied
+    assert out["tune"] == pytest.approx(mrr(tune, out["best"]["k1"]))
+    assert out["held"] == pytest.approx(mrr(held, out["best"]["k1"]))
     assert out["tune_questions"] + out["held_questions"] == sum(1 for q in questions if q["relevant"])
-    assert 0 <= out["held"] <= 1 and out["test"]["n"] == out["held_questions"]
+    assert out["test"]["n"] == out["held_questions"]
 
 
 def test_held_out_keeps_its_default_without_evidence_and_says_what_the_sweep_preferred():
     # Two settings that differ on one question only: the sweep prefers one, by luck of that question; the
     # default must stay (no paired test can call one question evidence), and the sweep's choice is reported.
     questions = [q for q in load_questions() if q["relevant"]]
-    tune, _ = tuning.split(questions, seed=0)
+    tune, _ = tuning.halves(questions, seed=0)
     unlucky = sorted(q["question"] for q in tune)[0]  # a question of the tuning half
     first = {q["question"]: sorted(q["relevant"])[0] for q in questions}
 

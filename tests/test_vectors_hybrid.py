@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 from rungs import bm25, hybrid, vectors
-from rungs.errors import BadArgument
-from rungs.retrieval import Hit
-from rungs.evaluate import evaluate, ndcg, average_precision, precision, recall, reciprocal_rank
+from rungs.core.errors import BadArgument
+from rungs.core.retrieval import Hit
+from rungs.lab.metrics import evaluate, ndcg, average_precision, precision, recall, reciprocal_rank
 
 
 class Counting(vectors.Encoder):
@@ -25,12 +25,12 @@ class Counting(vectors.Encoder):
 def test_cache_encodes_only_changed_pages_and_survives_a_new_kernel(tmp_path):
     enc = Counting()
     cache = vectors.VectorCache(enc, folder=tmp_path)
-    cache.documents(["page a", "page b", "page c"])
+    cache.vectors_of(["page a", "page b", "page c"])
     assert len(enc.seen) == 3
-    cache.documents(["page a", "page b CHANGED", "page c"])
+    cache.vectors_of(["page a", "page b CHANGED", "page c"])
     assert enc.seen[3:] == ["page b CHANGED"]
     again = vectors.VectorCache(enc, folder=tmp_path)  # as a new kernel would: read from disk
-    again.documents(["page a", "page b CHANGED", "page c"])
+    again.vectors_of(["page a", "page b CHANGED", "page c"])
     assert len(enc.seen) == 4 and again.hits == 3
 
 
@@ -43,7 +43,7 @@ def test_cache_encodes_only_changed_pages_and_survives_a_new_kernel(tmp_path):
 ])
 def test_unusable_vectors_raise_and_leave_the_cache_unchanged(tmp_path, bad):
     good = vectors.VectorCache(Counting(), folder=tmp_path)
-    good.documents(["kept page"])
+    good.vectors_of(["kept page"])
     before = dict(good.vectors), good.file.read_bytes()
 
     class Bad(Counting):
@@ -52,7 +52,7 @@ def test_unusable_vectors_raise_and_leave_the_cache_unchanged(tmp_path, bad):
 
     cache = vectors.VectorCache(Bad(), folder=tmp_path)
     with pytest.raises(vectors.EncodingFailed):
-        cache.documents(["kept page", "new page", "another"])
+        cache.vectors_of(["kept page", "new page", "another"])
     assert set(cache.vectors) == set(before[0])
     assert good.file.read_bytes() == before[1]
 
@@ -73,7 +73,7 @@ def test_rows_are_unit_length_float32():
 
 
 def test_real_default_encoder_finds_conges_payes_for_vacances():
-    from rungs.handbook import load_pages
+    from rungs.lab.handbook import load_pages
     pages = load_pages()
     index = vectors.VectorIndex(pages)
     ranking = index.search("Combien de vacances ai-je par an ?", limit=len(pages))
@@ -95,7 +95,7 @@ def test_rrf_scores_ranks_and_ties():
     assert y.extra["ranks"] == {"a": 2, "b": 1} and y.score == pytest.approx(1 / 62 + 1 / 61)
     assert y.parts == {"a": pytest.approx(1 / 62), "b": pytest.approx(1 / 61)}
     assert hybrid.rrf({"a": ["q"], "b": ["p"]})[0].id == "p"  # tie broken by id
-    weighted = hybrid.rrf({"a": ["x"], "b": ["z"]}, weights={"b": 2.0})
+    weighted = hybrid.rrf({"a": ["x"], "b": ["z"]}, leg_weights={"b": 2.0})
     assert weighted[0].id == "z"
     assert [r.id for r in hybrid.rrf({"a": ["x", "y", "z"]}, window=2)] == ["x", "y"]
     # k = 0 is well defined (ranks start at 1): the first rank is worth 1.
@@ -105,10 +105,10 @@ def test_rrf_scores_ranks_and_ties():
 @pytest.mark.parametrize("call, message", [
     (lambda: hybrid.rrf({"a": ["x"]}, k=-1), "k must be at least 0"),
     (lambda: hybrid.rrf({"a": ["x", "x"]}), "same id twice"),
-    (lambda: hybrid.rrf({"a": ["x"]}, weights={"c": 1}), "not given"),
+    (lambda: hybrid.rrf({"a": ["x"]}, leg_weights={"c": 1}), "not given"),
     (lambda: hybrid.rrf({"a": "abc"}), "not a string"),
     (lambda: hybrid.Hybrid({"a": ["x"]}), "not a retriever"),
-    (lambda: hybrid.convex({"a": []}, weights={"a": -1}), "weights"),
+    (lambda: hybrid.convex({"a": []}, leg_weights={"a": -1}), "weights"),
 ])
 def test_fusion_bad_input_is_named(call, message):
     with pytest.raises(BadArgument, match=message):
@@ -120,7 +120,7 @@ def test_convex_rescales_each_leg():
     vec = [Hit(id="b", score=0.9), Hit(id="c", score=0.1)]
     out = {r.id: r.score for r in hybrid.convex({"keyword": kw, "vector": vec})}
     assert out == {"a": 0.5, "b": 0.5, "c": 0.0}
-    out = {r.id: r.score for r in hybrid.convex({"keyword": kw, "vector": vec}, weights={"keyword": 3, "vector": 1})}
+    out = {r.id: r.score for r in hybrid.convex({"keyword": kw, "vector": vec}, leg_weights={"keyword": 3, "vector": 1})}
     assert out == {"a": 0.75, "b": 0.25, "c": 0.0}
 
 
@@ -136,8 +136,8 @@ def test_hybrid_search_fuses_its_legs_with_search_time_knobs(tmp_path):
     legs = h.leg_rankings("badge")
     expected = hybrid.rrf(legs, k=60)
     assert [r.id for r in hits] == [r.id for r in expected][:3]
-    # k and the weights are search-time: nothing is rebuilt, the order follows.
-    only_vector = h.search("badge", limit=3, weights={"keyword": 0, "vector": 1})
+    # k and the leg weights are search-time: nothing is rebuilt, the order follows.
+    only_vector = h.search("badge", limit=3, leg_weights={"keyword": 0, "vector": 1})
     assert [r.id for r in only_vector] == [r.id for r in legs["vector"]][:3]
 
 
@@ -157,9 +157,9 @@ def test_metrics_by_hand():
 @pytest.mark.parametrize("call, message", [
     (lambda: average_precision(["a", "a", "a"], {"a": 1}), "more than once"),
     (lambda: ndcg(["a", "a"], {"a": 2}, 5), "more than once"),
-    (lambda: precision(["a"], {"a": 1}, -1), "k must be 1 or more"),
-    (lambda: precision(["a"], {"a": 1}, 0), "k must be 1 or more"),
-    (lambda: recall(["a"], {"a": 1}, -1), "k must be 1 or more"),
+    (lambda: precision(["a"], {"a": 1}, -1), "at must be 1 or more"),
+    (lambda: precision(["a"], {"a": 1}, 0), "at must be 1 or more"),
+    (lambda: recall(["a"], {"a": 1}, -1), "at must be 1 or more"),
     (lambda: reciprocal_rank("abc", {"a": 1}), "not a string"),
 ])
 def test_metrics_refuse_what_would_make_them_lie(call, message):

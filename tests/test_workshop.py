@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from rungs import workshop
+from rungs.tools import workshop
 
 
 def _nb(*sources, outputs=True):
@@ -40,7 +40,7 @@ def _lines(capsys):
 
 def test_first_copy_clears_outputs_counts_and_widget_state(source, tmp_path, capsys):
     ws = tmp_path / "ws"
-    assert workshop.main(["workshop", str(ws), "--source", str(source)]) == 0
+    assert workshop.main([str(ws), "--source", str(source)]) == 0
     assert _lines(capsys) == {"00_first.ipynb": "copied", "01_second.ipynb": "copied", "data/words.txt": "copied"}
     nb = json.loads((ws / "01_second.ipynb").read_text(encoding="utf-8"))
     code = [c for c in nb["cells"] if c["cell_type"] == "code"]
@@ -51,10 +51,10 @@ def test_first_copy_clears_outputs_counts_and_widget_state(source, tmp_path, cap
 
 def test_a_second_run_with_nothing_changed_writes_nothing(source, tmp_path, capsys):
     ws = tmp_path / "ws"
-    workshop.main(["workshop", str(ws), "--source", str(source)])
+    workshop.main([str(ws), "--source", str(source)])
     capsys.readouterr()
     before = {p: (p.stat().st_mtime_ns, p.read_bytes()) for p in ws.rglob("*") if p.is_file()}
-    workshop.main(["workshop", str(ws), "--source", str(source)])
+    workshop.main([str(ws), "--source", str(source)])
     assert set(_lines(capsys).values()) == {"unchanged"}
     after = {p: (p.stat().st_mtime_ns, p.read_bytes()) for p in ws.rglob("*") if p.is_file()}
     assert after == before
@@ -62,13 +62,13 @@ def test_a_second_run_with_nothing_changed_writes_nothing(source, tmp_path, caps
 
 def test_copy_edit_update_loses_nothing(source, tmp_path, capsys):
     ws = tmp_path / "ws"
-    workshop.main(["workshop", str(ws), "--source", str(source)])
+    workshop.main([str(ws), "--source", str(source)])
     _edit(ws / "01_second.ipynb", "x = 'my own work'")          # the learner types
     _edit(source / "01_second.ipynb", "x = 3  # fixed upstream")  # the instructor fixes both notebooks
     _edit(source / "00_first.ipynb", "print('fixed')")
     capsys.readouterr()
 
-    workshop.main(["workshop", str(ws), "--source", str(source)])
+    workshop.main([str(ws), "--source", str(source)])
     lines = _lines(capsys)
     assert lines["00_first.ipynb"] == "updated"
     assert lines["01_second.ipynb"] == "kept your version, the new one is beside it: 01_second.new.ipynb"
@@ -78,7 +78,7 @@ def test_copy_edit_update_loses_nothing(source, tmp_path, capsys):
     assert "fixed" in (ws / "00_first.ipynb").read_text(encoding="utf-8")
 
     # Again with nothing new: the learner's file and the one beside it stay as they are, and it says so.
-    workshop.main(["workshop", str(ws), "--source", str(source)])
+    workshop.main([str(ws), "--source", str(source)])
     lines = _lines(capsys)
     assert lines["01_second.ipynb"].startswith("kept your version (the new one is already beside it")
     assert "my own work" in (ws / "01_second.ipynb").read_text(encoding="utf-8")
@@ -86,30 +86,30 @@ def test_copy_edit_update_loses_nothing(source, tmp_path, capsys):
 
 def test_running_and_saving_is_not_an_edit(source, tmp_path, capsys):
     ws = tmp_path / "ws"
-    workshop.main(["workshop", str(ws), "--source", str(source)])
+    workshop.main([str(ws), "--source", str(source)])
     nb = json.loads((ws / "00_first.ipynb").read_text(encoding="utf-8"))
     nb["cells"][1]["outputs"] = [{"output_type": "stream", "name": "stdout", "text": "1\n"}]
     nb["metadata"]["kernelspec"] = {"name": "python3"}  # what JupyterLab adds on save
     (ws / "00_first.ipynb").write_text(json.dumps(nb), encoding="utf-8")
     capsys.readouterr()
 
-    workshop.main(["workshop", str(ws), "--source", str(source)])
+    workshop.main([str(ws), "--source", str(source)])
     assert _lines(capsys)["00_first.ipynb"] == "unchanged"           # no new version: their outputs stay
     _edit(source / "00_first.ipynb", "print('v2')")
-    workshop.main(["workshop", str(ws), "--source", str(source)])
+    workshop.main([str(ws), "--source", str(source)])
     assert _lines(capsys)["00_first.ipynb"].startswith("updated (your outputs were cleared")
 
 
 def test_a_learner_edit_of_the_new_file_is_never_overwritten(source, tmp_path, capsys):
     ws = tmp_path / "ws"
-    workshop.main(["workshop", str(ws), "--source", str(source)])
+    workshop.main([str(ws), "--source", str(source)])
     _edit(ws / "01_second.ipynb", "mine")
     _edit(source / "01_second.ipynb", "v2")
-    workshop.main(["workshop", str(ws), "--source", str(source)])
+    workshop.main([str(ws), "--source", str(source)])
     _edit(ws / "01_second.new.ipynb", "mine too")  # the learner started merging in the .new file
     _edit(source / "01_second.ipynb", "v3")
     capsys.readouterr()
-    workshop.main(["workshop", str(ws), "--source", str(source)])
+    workshop.main([str(ws), "--source", str(source)])
     assert _lines(capsys)["01_second.ipynb"].endswith("01_second.new-2.ipynb")
     assert "mine too" in (ws / "01_second.new.ipynb").read_text(encoding="utf-8")
     assert "v3" in (ws / "01_second.new-2.ipynb").read_text(encoding="utf-8")
@@ -117,25 +117,25 @@ def test_a_learner_edit_of_the_new_file_is_never_overwritten(source, tmp_path, c
 
 def test_reset_gives_a_clean_copy_and_keeps_a_backup(source, tmp_path, capsys):
     ws = tmp_path / "ws"
-    workshop.main(["workshop", str(ws), "--source", str(source)])
+    workshop.main([str(ws), "--source", str(source)])
     _edit(ws / "01_second.ipynb", "broken beyond repair")
     capsys.readouterr()
-    assert workshop.main(["workshop", str(ws), "--source", str(source), "--reset", "01"]) == 0
+    assert workshop.main([str(ws), "--source", str(source), "--reset", "01"]) == 0
     assert _lines(capsys) == {"01_second.ipynb": "reset to a clean copy; your version is kept as 01_second.backup.ipynb"}
     assert "broken beyond repair" in (ws / "01_second.backup.ipynb").read_text(encoding="utf-8")
     assert "x = 2" in (ws / "01_second.ipynb").read_text(encoding="utf-8")
 
     # A second reset of a clean copy does nothing; the next update sees an untouched copy.
-    workshop.main(["workshop", str(ws), "--source", str(source), "--reset", "01_second.ipynb"])
+    workshop.main([str(ws), "--source", str(source), "--reset", "01_second.ipynb"])
     assert _lines(capsys) == {"01_second.ipynb": "already a clean copy"}
-    workshop.main(["workshop", str(ws), "--source", str(source)])
+    workshop.main([str(ws), "--source", str(source)])
     assert _lines(capsys)["01_second.ipynb"] == "unchanged"
     # The side files of a workspace are never handed out as notebooks of their own.
     assert "01_second.backup.ipynb" not in workshop.planned(ws)
 
 
 def test_reset_names_the_notebooks_when_the_name_is_wrong(source, tmp_path, capsys):
-    assert workshop.main(["workshop", str(tmp_path / "ws"), "--source", str(source), "--reset", "07"]) == 1
+    assert workshop.main([str(tmp_path / "ws"), "--source", str(source), "--reset", "07"]) == 1
     assert "00_first.ipynb, 01_second.ipynb" in capsys.readouterr().out
 
 
@@ -143,7 +143,7 @@ def test_the_real_collection_copies(tmp_path):
     """The collection's own notebooks, through the command learners type."""
     out = subprocess.run([sys.executable, "-m", "rungs", "workshop", str(tmp_path / "ws")],
                          capture_output=True, text=True, check=True).stdout
-    names = sorted(p.name for p in workshop.COLLECTION.glob("*.ipynb"))
+    names = sorted(p.name for p in workshop.notebooks().glob("*.ipynb"))
     assert [line.split()[0] for line in out.splitlines()[:len(names)]] == names
     assert all(line.split(None, 1)[1] == "copied" for line in out.splitlines()[:len(names)])
     assert "handbook is read from the rungs package" in out
@@ -151,7 +151,7 @@ def test_the_real_collection_copies(tmp_path):
 
 def test_help(capsys):
     with pytest.raises(SystemExit) as exit_:
-        workshop.main(["workshop", "--help"])
+        workshop.main(["--help"])
     assert exit_.value.code == 0
     out = capsys.readouterr().out
     assert "--reset NOTEBOOK" in out and "never overwritten" in out and "handbook" in out

@@ -63,7 +63,7 @@ ARTICLE = re.compile(r"^(Article \d+ – [^.]+)\.\s+(.*)$", re.DOTALL)
 
 def load(page_id: str) -> dict:
     sys.path.insert(0, str(REPO))
-    from rungs.handbook import load_pages
+    from rungs.lab.handbook import load_pages
 
     return next(p for p in load_pages() if p["id"] == page_id)
 

@@ -24,29 +24,38 @@ import numbers
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ..display import Table
+from ..core.display import Table
+from ..core.errors import RungsError
+
+
+class AnswerShape(RungsError, TypeError):
+    """A learner's answer is not of the shape the question asks for (a number, a list…); said, not raised."""
+
+
+class ExerciseBroken(RungsError, RuntimeError):
+    """An exercise could not compute its own answer: the data it is about changed (a bug to report)."""
 
 
 def as_integer(answer) -> int:
-    """A learner's answer read as a whole number (``True`` is not one), or a TypeError the check shows."""
+    """A learner's answer read as a whole number (``True`` is not one), or ``AnswerShape``, which the check shows."""
     if isinstance(answer, bool) or not isinstance(answer, numbers.Integral):
-        raise TypeError(f"give a whole number, not {type(answer).__name__} {answer!r}")
+        raise AnswerShape(f"give a whole number, not {type(answer).__name__} {answer!r}")
     return int(answer)
 
 
 def as_number(answer, what: str = "a number") -> float:
-    """A learner's answer read as a finite number, or a TypeError saying what was expected."""
+    """A learner's answer read as a finite number, or ``AnswerShape`` saying what was expected."""
     if isinstance(answer, bool) or not isinstance(answer, numbers.Real) or not math.isfinite(answer):
-        raise TypeError(f"give {what}, not {type(answer).__name__} {answer!r}")
+        raise AnswerShape(f"give {what}, not {type(answer).__name__} {answer!r}")
     return float(answer)
 
 
 def as_names(answer) -> list[str]:
     """A learner's answer read as a list of names (a bare string is not a list of them)."""
     if isinstance(answer, (str, bytes)) or not isinstance(answer, (list, tuple, set)):
-        raise TypeError(f"give a list of names, not {type(answer).__name__} {answer!r}")
+        raise AnswerShape(f"give a list of names, not {type(answer).__name__} {answer!r}")
     if not all(isinstance(a, str) for a in answer):
-        raise TypeError("every name must be text")
+        raise AnswerShape("every name must be text")
     return list(answer)
 
 
@@ -64,6 +73,8 @@ class Exercise:
 
     def check(self, answer) -> Table:
         """Whether ``answer`` holds: ✓ with why, or ✗ with what is wrong (never the answer itself)."""
+        if answer is None:  # the cell as committed: nothing typed yet is not an error
+            return Table("… your answer here: replace None with your answer, then run the cell again")
         try:
             ok, why = self.judge(answer)
         except Exception as err:  # a learner's answer of the wrong shape is feedback, not a traceback

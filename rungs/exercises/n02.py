@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from . import Exercise, as_integer as _integer, as_number
+from . import as_integer as _integer, as_number, Exercise, ExerciseBroken
 
 
 def _fraction(answer) -> float:
@@ -17,7 +17,7 @@ def _fraction(answer) -> float:
 @cache
 def _setup():
     from ..bm25 import build_index
-    from ..handbook import load_pages, load_questions
+    from ..lab.handbook import load_pages, load_questions
     from ..hybrid import Hybrid
     from ..vectors import VectorIndex
 
@@ -39,7 +39,7 @@ def _smallest_k() -> int:
         scores = {h.id: h.score for h in fusion.search(question, k=k, limit=70)}
         if scores.get(FIRST_LARGE_K, 0.0) > scores.get(FIRST_SMALL_K, 0.0):
             return k
-    raise AssertionError("no k up to 1000 puts the page ahead")  # pragma: no cover - the data changed
+    raise ExerciseBroken("no k up to 1000 puts the page ahead")  # pragma: no cover - the data changed
 
 
 def _judge_smallest_k(answer):
@@ -111,12 +111,12 @@ sum(bool(keyword.search(q["question"], match="all")) for q in questions
 # ---------------------------------------------------------------- 3 · the answer retriever on paraphrases
 
 def _answer_paraphrase_recall() -> float:
-    from ..evaluate import evaluate
+    from ..lab.metrics import evaluate
     from ..hybrid import answer_retriever
-    from ..tuning import split
+    from ..lab.tuning import halves
 
     pages, questions, _, _ = _setup()
-    _, held = split(questions)
+    _, held = halves(questions)
     paraphrase = [q for q in held if q["kind"] == "paraphrase"]
     retriever = answer_retriever(pages)
     return evaluate(lambda text: retriever.search(text, limit=5), paraphrase)["recall@5"]
@@ -138,11 +138,11 @@ ANSWER_PARAPHRASE_RECALL = Exercise(
     name="answer_paraphrase_recall",
     question="recall@5 of hybrid.answer_retriever(pages) on the held-out half's paraphrase questions.",
     judge=_judge_answer_paraphrase_recall,
-    hint_text=("held = tuning.split(questions)[1]; keep q['kind'] == 'paraphrase'; "
+    hint_text=("held = tuning.halves(questions)[1]; keep q['kind'] == 'paraphrase'; "
                "ev.evaluate(lambda t: answers.search(t, limit=5), those)['recall@5']."),
     solution_code="""
 answers = hybrid.answer_retriever(pages)
-held_paraphrase = [q for q in tuning.split(questions)[1] if q["kind"] == "paraphrase"]
+held_paraphrase = [q for q in tuning.halves(questions)[1] if q["kind"] == "paraphrase"]
 ev.evaluate(lambda t: answers.search(t, limit=5), held_paraphrase)["recall@5"]""",
     solution_value=_answer_paraphrase_recall,
     wrong_answers=[0.017, 0.833, 1.0],

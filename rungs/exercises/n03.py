@@ -1,6 +1,6 @@
 """Exercises of notebook 03 (answers with sources): the decoder, the marking rule, a citation that proves nothing.
 
-Each check recomputes the truth with ``rungs`` — the decoder, ``evaluate.score_answer``, the benchmark's log —
+Each check recomputes the truth with ``rungs`` — the decoder, ``rungs.lab.answers.score_answer``, the benchmark's log —
 and never calls a model.
 """
 
@@ -23,7 +23,8 @@ REPLIES = {"fenced": '```\n{"answer": "Oui.", "sources": ["rtt"]}\n```',
 
 
 def _accepted() -> list[str]:
-    from ..rag import UnusableReply, decode
+    from ..core.replies import UnusableReply
+    from ..rag import decode
 
     out = []
     for name, reply in REPLIES.items():
@@ -77,13 +78,13 @@ QUESTION_ID, MODEL_ANSWER = "q011", "5 jours par an"
 
 @cache
 def _question() -> dict:
-    from ..handbook import load_questions
+    from ..lab.handbook import load_questions
 
     return next(q for q in load_questions() if q["id"] == QUESTION_ID)
 
 
 def _missing() -> list[str]:
-    from ..evaluate import score_answer
+    from ..lab.answers import score_answer
 
     scored = score_answer(MODEL_ANSWER, _question(), [])
     return [fact for fact, found in scored["facts"].items() if not found]
@@ -118,9 +119,9 @@ scored = ev.score_answer("5 jours par an", by_qid["q011"], [])
 # ---------------------------------------------------------------- 3 · wrong, yet well cited
 
 def _log() -> Path:
-    from ..llm import REPO
+    from ..core import paths
 
-    return Path(REPO) / "benchmarks" / "results" / "answers.jsonl"
+    return paths.in_checkout("benchmarks", "results", "answers.jsonl", what="the answer benchmark's log")
 
 
 def _well_cited_wrong() -> int:
@@ -152,7 +153,7 @@ WRONG_BUT_WELL_CITED = Exercise(
                "answerable, not abstained, not correct, citation_precision == 1."),
     solution_code="""
 log = {}
-for line in (Path(llm.REPO) / "benchmarks" / "results" / "answers.jsonl").read_text(encoding="utf-8").splitlines():
+for line in paths.in_checkout("benchmarks", "results", "answers.jsonl").read_text(encoding="utf-8").splitlines():
     r = json.loads(line)
     log[r["config"], r["id"]] = r
 sum(1 for (config, _), r in log.items() if config == "notebook 03" and r["answerable"]

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 import numbers
 
-from . import Exercise
+from . import AnswerShape, Exercise
 
 TEXT = "Les RTT non pris sont perdus [1]. Voir [source 2], [1, 7] et [[2]]. Fin [2]."
 ALLOWED = {1, 2}
@@ -25,7 +25,7 @@ def _checked():
 
 def _judge_reader(answer):
     if not isinstance(answer, str):
-        raise TypeError(f"give the text as a string, not {type(answer).__name__} {answer!r}")
+        raise AnswerShape(f"give the text as a string, not {type(answer).__name__} {answer!r}")
     shown = _checked()[0]
     if answer == shown:
         return True, ("[source 2] looks like a citation and [1, 7] names a source never gathered: both go; "
@@ -60,9 +60,9 @@ shown   # 'Les RTT non pris sont perdus [1]. Voir ,  et [2]. Fin [2].'""",
 
 def _judge_cited(answer):
     if isinstance(answer, (str, bytes)) or not isinstance(answer, (list, tuple)):
-        raise TypeError(f"give a list of source numbers, not {type(answer).__name__} {answer!r}")
+        raise AnswerShape(f"give a list of source numbers, not {type(answer).__name__} {answer!r}")
     if not all(isinstance(n, numbers.Integral) and not isinstance(n, bool) for n in answer):
-        raise TypeError("every source number must be an integer")
+        raise AnswerShape("every source number must be an integer")
     cited = _checked()[1]
     if list(answer) == cited:
         return True, "each source once, in the order of its first valid citation; 7 was never gathered, so never listed"
@@ -95,7 +95,7 @@ def _gather_tokens() -> float:
 
 def _judge_gather(answer):
     if isinstance(answer, bool) or not isinstance(answer, numbers.Real) or not math.isfinite(answer):
-        raise TypeError(f"give a number of tokens, not {type(answer).__name__} {answer!r}")
+        raise AnswerShape(f"give a number of tokens, not {type(answer).__name__} {answer!r}")
     truth = _gather_tokens()
     if abs(answer - truth) < 1e-6:
         return True, "the gather may spend 70 % of the ceiling; the rest is kept for the synthesis"

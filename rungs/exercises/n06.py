@@ -18,7 +18,7 @@ def _number(answer) -> float:
 def _handbook():
     from ..bm25 import build_index
     from ..fastbm25 import FastBM25
-    from ..handbook import load_pages, load_questions
+    from ..lab.handbook import load_pages, load_questions
 
     pages, questions = load_pages(), load_questions()
     index = build_index(pages)
@@ -28,7 +28,7 @@ def _handbook():
 # ---------------------------------------------------------------- 1 · average precision by hand
 
 def _average_precision() -> float:
-    from ..evaluate import average_precision
+    from ..lab.metrics import average_precision
 
     _, questions, index, _ = _handbook()
     q = next(q for q in questions if q["id"] == "q009")
@@ -68,10 +68,10 @@ K1_VALUES = [1.2, 0.0, 0.3, 0.6, 0.9, 1.5, 2.0, 3.0, 5.0, 8.0, 12.0, 20.0, 50.0]
 
 
 def _k1_alone() -> float:
-    from ..tuning import split, sweep
+    from ..lab.tuning import halves, sweep
 
     _, questions, _, fast = _handbook()
-    tune, _ = split(questions)
+    tune, _ = halves(questions)
 
     def run(question, k1):
         return fast.search(question, limit=10, explain=False, k1=k1, b=0.75, weights={"title": 1.0, "body": 1.0})
@@ -111,13 +111,13 @@ alone.sort_values("MRR", ascending=False, kind="stable").iloc[0]["k1"]""",
 
 def _fusion_needed() -> int:
     from ..bm25 import build_index
-    from ..evaluate import paired_test, per_question, questions_needed
+    from ..lab.metrics import paired_test, per_question, questions_needed
     from ..hybrid import rrf
-    from ..tuning import split
+    from ..lab.tuning import halves
     from ..vectors import VectorIndex
 
     pages, questions, _, _ = _handbook()
-    _, held = split(questions)
+    _, held = halves(questions)
     keyword, vector = build_index(pages, stopwords=True), VectorIndex(pages)
     legs = {q["question"]: {"keyword": keyword.search(q["question"], limit=70),
                             "vector": vector.search(q["question"], limit=70)} for q in held}

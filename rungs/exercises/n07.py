@@ -10,20 +10,20 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
-from . import Exercise, as_integer as _integer
+from . import AnswerShape, as_integer as _integer, Exercise
 
 RULES = "reglement-interieur.pdf"
 
 
 def _folder() -> Path:
-    from ..llm import REPO
+    from ..core import paths
 
-    return Path(REPO) / "notebooks" / "data" / "my-documents"
+    return paths.in_checkout("notebooks", "data", "my-documents", what="the notebooks' folder of documents")
 
 
 @cache
 def _rules() -> dict:
-    from ..documents import read_file
+    from ..yours.readers import read_file
 
     return read_file(_folder() / RULES, _folder())
 
@@ -51,12 +51,13 @@ PASSAGES_AT_500 = Exercise(
     name="passages_at_500",
     question="How many passages does the Règlement intérieur make with passages of 500 characters?",
     judge=_judge_passages,
-    hint_text=("index a copy of the bundled folder with documents.index_folder(copy, size=500, index=…) and count "
+    hint_text=("index a copy of the bundled folder with index_folder(copy, size=500, index=…) and count "
                "the passages whose 'doc' is the Règlement; or cut it yourself: passages.split([document], "
                "size=500, overlap=200)."),
     solution_code="""
 from rungs import passages
-rules = documents.read_file(bundled / "reglement-interieur.pdf", bundled)
+from rungs.yours.readers import read_file
+rules = read_file(bundled / "reglement-interieur.pdf", bundled)
 len(passages.split([rules], size=500, overlap=200))""",
     solution_value=_passages_at_500,
     wrong_answers=[6, 14, 0],
@@ -76,7 +77,7 @@ def _sanction_pages() -> list[int]:
 
 def _judge_pages(answer):
     if isinstance(answer, (str, bytes)) or not isinstance(answer, (list, tuple, set)):
-        raise TypeError(f"give a list of page numbers, not {type(answer).__name__} {answer!r}")
+        raise AnswerShape(f"give a list of page numbers, not {type(answer).__name__} {answer!r}")
     given = sorted({_integer(a) for a in answer})
     truth = _sanction_pages()
     if given == truth:

@@ -1,0 +1,12 @@
+"""The ground floor: what every rung stands on. Nothing here imports anything above ``rungs.core``.
+
+- ``errors``     one root for every refusal (``RungsError``) and the checks that name a bad argument
+- ``text``       the one tokenizer and the one normalisation (``tokenise``, ``fts_text``)
+- ``documents``  the one rule for what a document is (``check_documents``), and the text a rung reads of it
+- ``retrieval``  the one calling convention: ``Hit``, ``Retriever``, ``ranking_ids``, ``check_weights``
+- ``contract``   the retrieval contract as named checks, run over every retriever
+- ``replies``    reading what a model wrote: the one JSON-reply parser
+- ``display``    the one way a ranking is shown
+- ``paths``      every place rungs reads or writes, every ``RUNGS_*`` setting
+- ``secrets``    the one redaction: no key is ever printed
+"""

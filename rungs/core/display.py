@@ -1,0 +1,285 @@
+"""The one way a ranking is shown: fixed-width text a checked cell can compare, a bump chart, live text.
+
+Every rung returns rankings as lists of ``rungs.core.retrieval.Hit`` (``id``,
+``score``, ``title``, and ``parts`` that explain the score); this module is
+where they become something a reader looks at: ``ranking_table`` and ``show``
+(one ranking), ``side_by_side`` (two, with how each page moved), ``parts_table``
+(why one hit scored), ``hits_table`` (a folder's hits: file, page, why),
+``bump_chart`` (ranks across a knob's values), and the two kinds of output that
+grow while a cell runs (``LiveText``, ``progress``). Scores are printed to 3
+decimals so that a checked cell compares stable text, not the last bits of a
+float.
+
+Cost: nothing worth measuring.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+
+def _cut(text: str, width: int) -> str:
+    text = " ".join(str(text or "").split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+class Table(str):
+    """Text that shows as itself (no quotes) when Jupyter or a widget displays it."""
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+def ranking_table(ranking: Sequence[dict], *, title_width: int = 44, id_width: int = 28) -> str:
+    """Rank, id, score (3 decimals) and title, one line per result."""
+    if not ranking:
+        return Table("(no results)")
+    lines = [f"{'#':>2}  {'id':<{id_width}} {'score':>8}  title"]
+    for rank, r in enumerate(ranking, start=1):
+        lines.append(f"{rank:>2}  {_cut(r['id'], id_width):<{id_width}} {r['score']:>8.3f}  "
+                     f"{_cut(r.get('title', ''), title_width)}")
+    return Table("\n".join(lines))
+
+
+def show(ranking: Sequence[dict], **options) -> None:
+    """Print ``ranking_table``."""
+    print(ranking_table(ranking, **options))
+
+
+def parts_table(hit) -> str:
+    """What each part (a query word, a leg, a passage) contributed to one hit; the parts add up to its score.
+
+    A hit without parts says why it has none, instead of pretending.
+    """
+    parts = hit["parts"]
+    if parts is None:
+        return Table(f"{hit['id']}  score {hit['score']:.3f}  (no parts: {hit['why']})")
+    lines = [f"{hit['id']}  score {hit['score']:.3f} ="]
+    for name, part in parts.items():
+        lines.append(f"    {part:>8.3f}  {name}")
+    return Table("\n".join(lines))
+
+
+def _move(rank_before: int | None, rank_after: int) -> str:
+    if rank_before is None:
+        return "new"
+    delta = rank_before - rank_after
+    return "=" if delta == 0 else (f"↑{delta}" if delta > 0 else f"↓{-delta}")
+
+
+def side_by_side(before: Sequence[dict], after: Sequence[dict], *,
+                 labels: tuple[str, str] = ("before", "after"), id_width: int = 26) -> str:
+    """Two rankings next to each other; the right one says how each page moved (↑2, ↓1, =, new)."""
+    before_rank = {r["id"]: i for i, r in enumerate(before, start=1)}
+    width = id_width + 11
+    lines = [f"{'':>2}  {labels[0]:<{width}}  {labels[1]}"]
+    for i in range(max(len(before), len(after))):
+        left = right = ""
+        if i < len(before):
+            r = before[i]
+            left = f"{_cut(r['id'], id_width):<{id_width}} {r['score']:>8.3f}"
+        if i < len(after):
+            r = after[i]
+            right = (f"{_cut(r['id'], id_width):<{id_width}} {r['score']:>8.3f}  "
+                     f"{_move(before_rank.get(r['id']), i + 1)}")
+        lines.append(f"{i + 1:>2}  {left:<{width}}  {right}".rstrip())
+    if not before and not after:
+        lines.append("    (no results on either side)")
+    return Table("\n".join(lines))
+
+
+def bump_chart(rankings: dict, *, top: int = 5, ax=None, title: str = "", xlabel: str = ""):
+    """Ranks across a knob's values: one line per page that reaches the top ``top`` anywhere.
+
+    ``rankings`` maps each value of the knob to the ranking it produced.
+    """
+    import matplotlib.pyplot as plt
+
+    values = list(rankings)
+    pages = sorted({r["id"] for ranking in rankings.values() for r in ranking[:top]})
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7, 3.6))
+    ends: dict[int, list] = {}  # last rank → the pages (and their colours) that end there
+    for page in pages:
+        ranks = []
+        for v in values:
+            ids = [r["id"] for r in rankings[v]]
+            # A page that fell below the chart sits one step under the last rank.
+            ranks.append(ids.index(page) + 1 if page in ids[:top] else top + 1)
+        (line,) = ax.plot(range(len(values)), ranks, marker="o")
+        ends.setdefault(ranks[-1], []).append((page, line.get_color()))
+    # Several pages can end below the chart, on the same point: their labels are stacked 9 points
+    # apart around it, each in its line's colour, instead of printed over each other.
+    for rank, group in ends.items():
+        for i, (page, color) in enumerate(group):
+            ax.annotate(page, (len(values) - 1, rank), xytext=(6, 9 * ((len(group) - 1) / 2 - i)),
+                        textcoords="offset points", va="center", fontsize=8, color=color)
+    ax.set_xticks(range(len(values)), [str(v) for v in values])
+    ax.set_yticks(range(1, top + 2), [str(i) for i in range(1, top + 1)] + [f">{top}"])
+    ax.invert_yaxis()
+    ax.set_ylabel("rank")
+    ax.set_xlabel(xlabel)
+    ax.set_title(title)
+    ax.margins(x=0.05)
+    ax.figure.subplots_adjust(right=0.72)
+    return ax
+
+
+# ---------------------------------------------------------------- hits of a folder: file, page, why
+def where(hit) -> str:
+    """A hit as a reader finds it again: its file, and its page when the file has pages."""
+    path = hit.get("path") or hit["id"]
+    return f"{path}, p. {hit['page']}" if hit.get("page") is not None else path
+
+
+def hits_table(hits, *, explain: bool = False, width: int = 40) -> str:
+    """Rank, score, file (and page), title; ``explain``: what each part contributed, under each hit."""
+    if not hits:
+        return Table("(no results)")
+    lines = []
+    for rank, h in enumerate(hits, start=1):
+        title = " ".join(str(h.title or "").split())
+        title = title if len(title) <= width else title[: width - 1] + "…"
+        place = where(h) if "#" not in h.id else h.id + (f", p. {h['page']}" if h.get("page") is not None else "")
+        lines.append(f"{rank:>2}  {h.score:>8.4f}  {place:<34} {title}")
+        if explain:
+            lines += ["      " + line for line in explanation(h).split("\n")]
+    return Table("\n".join(lines))
+
+
+def explanation(hit) -> str:
+    """The parts of one hit's score, in words: the passages a document counts, then each word or leg."""
+    lines = []
+    best = hit.get("best")
+    if best is not None:  # a document: which passages make its score, then why the best one scored
+        counted = " + ".join(f"{v:.3f} (passage {k.rsplit('#', 1)[-1]})" for k, v in (hit.parts or {}).items())
+        page = f", page {best['page']}" if best.get("page") is not None else ""
+        lines.append(f"= {counted}; best: passage {best['position']}{page}")
+        hit = best
+    if hit.parts is None:
+        lines.append(f"no parts: {hit.why}")
+        return "\n".join(lines)
+    ranks = hit.get("ranks") or {}
+    for name, value in hit.parts.items():
+        if name in ranks:
+            rank = ranks[name]
+            lines.append(f"{value:>8.4f}  {name} leg, rank {rank if rank is not None else '— (not in its list)'}")
+        elif value:
+            lines.append(f"{value:>8.3f}  « {name} »")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- live text: one output, updated
+
+def _in_kernel() -> bool:
+    """True inside a Jupyter kernel (where a display can be updated in place); False in a terminal or a script."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return False
+    shell = get_ipython()
+    return shell is not None and getattr(shell, "kernel", None) is not None
+
+
+class LiveText:
+    """Text that arrives piece by piece (a streamed answer) shown as ONE output that grows.
+
+    ``print(token, end="")`` per token leaves one output per token in the saved
+    notebook: a static view (GitHub, the book) shows a column of fragments. In a
+    kernel this displays once (``display(..., display_id=True)``) and then updates
+    that display, at most every ``every`` seconds and once more at ``close()``; so
+    the saved notebook holds one output with the whole text. Outside a kernel it
+    prints as it goes. nbval does not see display updates: never mark a cell that
+    uses it ``# NBVAL_CHECK_OUTPUT``; check the result in the next cell.
+
+        with LiveText() as live:
+            for token in client.stream(messages):
+                live.write(token)
+    """
+
+    def __init__(self, text: str = "", *, every: float = 0.1):
+        import time
+
+        self.text, self.every, self._clock = text, every, time.monotonic
+        self._last = 0.0
+        self._handle = None
+        if _in_kernel():
+            from IPython.display import display
+
+            self._handle = display({"text/plain": text}, raw=True, display_id=True)
+        elif text:
+            print(text, end="", flush=True)
+
+    _by_cell: dict = {}
+
+    @classmethod
+    def per_cell(cls) -> "LiveText":
+        """The LiveText of the notebook cell now running, made on first use: for a callback that sees one
+        event at a time (``rungs.research.printing_sink``). Outside a kernel, a new one that prints."""
+        if not _in_kernel():
+            return cls()
+        from IPython import get_ipython
+
+        cell = get_ipython().execution_count
+        if cell not in cls._by_cell:
+            cls._by_cell.clear()  # only the running cell's display may still grow
+            cls._by_cell[cell] = cls()
+        return cls._by_cell[cell]
+
+    def write(self, piece: str) -> None:
+        """Add text; the display catches up at most every ``every`` seconds."""
+        self.text += piece
+        if self._handle is None:
+            print(piece, end="", flush=True)
+        elif self._clock() - self._last >= self.every:
+            self._show()
+
+    __call__ = write  # a LiveText is also a callback: on_delta=live
+
+    def _show(self) -> None:
+        self._last = self._clock()
+        self._handle.update({"text/plain": self.text}, raw=True)
+
+    def close(self) -> str:
+        """Show the whole text; returns it."""
+        if self._handle is not None:
+            self._show()
+        elif self.text and not self.text.endswith("\n"):
+            print(flush=True)
+        return self.text
+
+    def __enter__(self) -> "LiveText":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def progress(items: Iterable, *, desc: str = "", total: int | None = None, every: float = 0.25):
+    """Iterate over ``items`` showing « desc: 37/200 (18 %) », ONE plain-text output that ends at 100 %.
+
+    A tqdm widget saves its first state (« 0% ») as the notebook's text: a
+    static view shows a bar that never moved. This line is plain text, updated
+    in place, and its last state (« 200/200 (100 %) in 3.4 s ») is what is saved.
+    Outside a kernel only the last line is printed.
+    """
+    import time
+
+    items = list(items) if total is None and not hasattr(items, "__len__") else items
+    total = len(items) if total is None else total
+    label = f"{desc}: " if desc else ""
+    start = time.monotonic()
+    live = LiveText(f"{label}0/{total}", every=every) if _in_kernel() else None
+    done = 0
+    for item in items:
+        yield item
+        done += 1
+        if live is not None and time.monotonic() - live._last >= every:
+            live.text = f"{label}{done}/{total} ({100 * done // max(total, 1)} %)"
+            live._show()
+    line = f"{label}{done}/{total} ({100 * done // max(total, 1)} %) in {time.monotonic() - start:.1f} s"
+    if live is not None:
+        live.text = line
+        live.close()
+    else:
+        print(line, flush=True)

@@ -1,0 +1,148 @@
+"""Every place rungs reads or writes, and every ``RUNGS_*`` setting, in one module.
+
+What it is for: a reader who wants to know where the model file, the vector
+cache or the server's state live, or what an environment variable changes,
+reads this one page. Nothing here is computed from where a module happens to
+sit, except ``checkout()``, which says whether the package runs from a clone
+of the repository (the notebooks and the benchmarks live there, not in the
+installed package).
+
+Settings are read when they are used, not at import, so a notebook that sets
+a variable and calls again sees it. A setting that cannot be used — not a
+number, not finite, out of range — is a ``BadSetting`` naming the variable
+and what it accepts, never a traceback from deep inside.
+
+Cost: a few dictionary look-ups.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+
+from .errors import RungsError
+
+#: The variables rungs reads, and what each one changes (the README lists the same).
+SETTINGS = {
+    "RUNGS_CACHE": "where the assembled model and the vector caches live (default ~/.cache/rungs)",
+    "RUNGS_LOCAL_MODEL": "another .gguf file to serve instead of the bundled model",
+    "RUNGS_LLM_THREADS": "threads of the local model server (default 1)",
+    "RUNGS_ENCODER_THREADS": "threads of the sentence encoder (default 1)",
+    "RUNGS_SERVER_DIR": "where local model servers register (default ~/.cache/rungs/server)",
+    "RUNGS_SERVER_GRACE": "seconds a local server outlives its last user (default 60)",
+    "RUNGS_SERVER_IDLE": "seconds without a call before a local server stops (default 1800; 0: never)",
+    "RUNGS_MODEL": "the model name to ask a hosted endpoint for",
+    "RUNGS_CACM": "a folder holding the CACM collection, instead of the one shipped with rungs",
+    "RUNGS_SCRIPTED_REPLIES": "a JSON file of scripted replies for `python -m rungs ask` (a teaching prop)",
+    "RUNGS_ROOM_KEY": "the key a room server requires (python -m rungs.model serve)",
+}
+
+
+class BadSetting(RungsError, ValueError):
+    """An environment variable holds a value rungs cannot use; the message names it and what it accepts."""
+
+
+class NotInCheckout(RungsError, FileNotFoundError):
+    """What was asked for lives in the repository (notebooks, benchmarks), and rungs runs from an install."""
+
+
+def _raw(name: str) -> str | None:
+    value = os.environ.get(name)
+    return value if value is not None and value.strip() else None
+
+
+def setting_text(name: str, default: str | None = None) -> str | None:
+    """A variable's text, or ``default`` when it is unset or blank."""
+    return _raw(name) or default
+
+
+def setting_number(name: str, default: float, *, low: float = 0.0, high: float = 1e9) -> float:
+    """A variable read as a finite number within [low, high]; unset or blank gives ``default``."""
+    raw = _raw(name)
+    if raw is None:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise BadSetting(f"{name}={raw[:40]!r} is not a number: set it to a number from {low:g} to {high:g}, "
+                         "or unset it") from None
+    # « nan » and « inf » parse as floats: a grace of nan seconds would never end.
+    if not math.isfinite(value) or not low <= value <= high:
+        raise BadSetting(f"{name}={raw[:40]!r} is out of range: set it to a number from {low:g} to {high:g}, "
+                         "or unset it")
+    return value
+
+
+def setting_int(name: str, default: int, *, low: int = 1, high: int = 1024) -> int:
+    """A variable read as a whole number within [low, high] (« two » and « 1.5 » are refused by name)."""
+    raw = _raw(name)
+    if raw is None:
+        return default
+    try:
+        value = int(raw.strip())
+    except ValueError:
+        raise BadSetting(f"{name}={raw[:40]!r} is not a whole number: set it to a number from {low} to {high}, "
+                         "or unset it") from None
+    if not low <= value <= high:
+        raise BadSetting(f"{name}={raw[:40]!r} is out of range: set it to a number from {low} to {high}, "
+                         "or unset it")
+    return value
+
+
+def cache_home() -> Path:
+    """The user's cache folder: ``$XDG_CACHE_HOME`` or ``~/.cache``."""
+    return Path(setting_text("XDG_CACHE_HOME") or Path.home() / ".cache")
+
+
+def cache() -> Path:
+    """Where rungs keeps what it makes once per machine: ``$RUNGS_CACHE`` or ``~/.cache/rungs``."""
+    return Path(setting_text("RUNGS_CACHE") or cache_home() / "rungs")
+
+
+def models() -> Path:
+    """Where the bundled chat model is assembled from its packages."""
+    return cache() / "models"
+
+
+def vectors() -> Path:
+    """Where the vector caches of the handbook (and of any collection without its own) live."""
+    return cache() / "vectors"
+
+
+def servers() -> Path:
+    """Where local model servers register (state, lock, users, logs): one folder per user."""
+    return Path(setting_text("RUNGS_SERVER_DIR") or cache_home() / "rungs" / "server")
+
+
+def last_index() -> Path:
+    """The file that remembers the last folder indexed, for ``python -m rungs search`` with no ``--index``."""
+    return cache_home() / "rungs" / "last-index"
+
+
+def package() -> Path:
+    """The installed ``rungs`` package itself (its data travel with it)."""
+    return Path(__file__).resolve().parent.parent
+
+
+def data(*parts: str) -> Path:
+    """A file or folder of the data shipped inside the package (the handbook, CACM)."""
+    return package().joinpath("lab", "data", *parts)
+
+
+def checkout() -> Path | None:
+    """The repository this package runs from, or ``None`` when it was installed (``pip install .``).
+
+    The notebooks, their data and the benchmarks' results live in the repository, not in the package.
+    """
+    root = package().parent
+    return root if (root / "run.sh").is_file() and (root / "notebooks").is_dir() else None
+
+
+def in_checkout(*parts: str, what: str = "this file") -> Path:
+    """A path inside the repository; outside a checkout, ``NotInCheckout`` saying where to run from."""
+    root = checkout()
+    if root is None:
+        raise NotInCheckout(f"{what} lives in the repository, not in the installed package: run this from a clone "
+                         "of the repository (git clone …, then bash run.sh lab)")
+    return root.joinpath(*parts)

@@ -1,0 +1,132 @@
+"""The handbook: pages to search and questions to judge the search by.
+
+A page is one Markdown file in ``rungs/lab/data/handbook/pages/`` with a small front matter:
+
+    ---
+    id: conges-payes
+    title: Congés payés
+    section: Congés
+    ---
+    Chaque salarié acquiert 2,5 jours ouvrables …
+
+The questions (``rungs/lab/data/handbook/questions.jsonl``) are the ground truth of every
+evaluation in the collection: one JSON object per line with ``id``,
+``question``, ``english`` (a gloss), ``kind`` (``lexical``: shares a content
+word with its page; ``paraphrase``: shares no word root with it;
+``unanswerable``: no page answers it), ``judgments`` (page id → grade: 2
+answers it, 1 helps, 0 judged not relevant; pooled from several systems, see
+``rungs/lab/data/handbook/README.md``), and the reference answer: ``answer``, ``key_facts``,
+``evidence``.
+
+Cost: reading 70 small files, a few milliseconds.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from ..core import paths
+from ..core.errors import BadArgument, RungsError, _short
+
+#: The handbook travels inside the package (``rungs/lab/data/handbook/``): an installed rungs finds it too.
+HANDBOOK = paths.data("handbook")
+_FIELDS = ("id", "title", "section")
+
+
+class HandbookError(RungsError, ValueError):
+    """A page or a question file cannot be read; the message names the file and the fix."""
+
+
+def _parse(path: Path) -> dict:
+    try:
+        # utf-8-sig: a byte-order mark (what some Windows editors write first) is not part of the text.
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as err:
+        raise HandbookError(f"{path.name}: not UTF-8 text (byte {err.start}): save it as UTF-8") from None
+    lines = text.split("\n")
+    # The front matter is the block between the first two lines that hold only ---.
+    if not lines or lines[0].strip() != "---":
+        raise HandbookError(f"{path.name}: the file must start with a '---' line (front matter)")
+    try:
+        end = next(i for i in range(1, len(lines)) if lines[i].strip() == "---")
+    except StopIteration:
+        raise HandbookError(f"{path.name}: the front matter is never closed by a '---' line") from None
+    meta = {}
+    for number, line in enumerate(lines[1:end], start=2):
+        if not line.strip():
+            continue
+        key, sep, value = line.partition(":")
+        if not sep or not key.strip():
+            raise HandbookError(f"{path.name}, line {number}: expected 'key: value', got {line!r}")
+        meta[key.strip()] = value.strip()
+    missing = [f for f in _FIELDS if not meta.get(f)]
+    if missing:
+        raise HandbookError(f"{path.name}: front matter lacks {', '.join(missing)}")
+    body = "\n".join(lines[end + 1:]).strip()
+    # An empty body is kept as None, not "": a page can exist before it is written.
+    return {"id": meta["id"], "title": meta["title"], "body": body or None, "section": meta["section"]}
+
+
+def load_pages(path: str | Path | None = None) -> list[dict]:
+    """Every page of the handbook, sorted by id: ``id``, ``title``, ``body`` (or None), ``section``."""
+    if path is not None and not isinstance(path, (str, os.PathLike)):
+        raise BadArgument(f"path must be a folder's path, not {type(path).__name__} {_short(path)}")
+    folder = Path(path) if path is not None else HANDBOOK / "pages"
+    if not folder.is_dir():
+        raise HandbookError(f"{folder}: no such folder of pages")
+    pages, seen = [], {}
+    for file in sorted(folder.glob("*.md")):
+        page = _parse(file)
+        if page["id"] in seen:
+            raise HandbookError(f"{file.name}: id {page['id']!r} is already used by {seen[page['id']]}")
+        seen[page["id"]] = file.name
+        pages.append(page)
+    # Sorted by id so that every rung sees the pages in the same order.
+    return sorted(pages, key=lambda p: p["id"])
+
+
+def load_questions(path: str | Path | None = None) -> list[dict]:
+    """The judged questions: ``id``, ``question``, ``kind``, ``judged`` and ``relevant``, and the reference answer.
+
+    ``judged`` maps every page a judge read for the question to its grade
+    (2 answers it, 1 helps, 0 read and judged not relevant: a zero is
+    information too); ``relevant`` keeps the pages graded 1 or 2, which is what
+    the metrics use. ``answer`` (a short reference answer in French, ``None``
+    when no page answers), ``key_facts`` (what an answer must say to be right),
+    ``evidence`` (page id and the sentence that supports the answer) and
+    ``english`` (a gloss of the question) are there when the file has them.
+    """
+    if path is not None and not isinstance(path, (str, os.PathLike)):
+        raise BadArgument(f"path must be a file's path, not {type(path).__name__} {_short(path)}")
+    file = Path(path) if path is not None else HANDBOOK / "questions.jsonl"
+    try:
+        raw_text = file.read_text(encoding="utf-8")
+    except UnicodeDecodeError as err:
+        raise HandbookError(f"{file.name}: not UTF-8 text (byte {err.start}): save it as UTF-8") from None
+    questions, seen = [], set()
+    # Split on newlines only: U+2028, which json.dumps(ensure_ascii=False) leaves raw inside a string,
+    # is a line break to str.splitlines() but not to JSON Lines.
+    for number, line in enumerate(raw_text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            q = json.loads(line)
+        except json.JSONDecodeError as err:
+            raise HandbookError(f"{file.name}, line {number}: not JSON ({err.msg})") from None
+        if not isinstance(q, dict) or not q.get("id") or not q.get("question"):
+            raise HandbookError(f"{file.name}, line {number}: needs at least 'id' and 'question'")
+        if not isinstance(q["id"], str) or not isinstance(q["question"], str):
+            raise HandbookError(f"{file.name}, line {number}: 'id' and 'question' must be strings")
+        if q["id"] in seen:
+            raise HandbookError(f"{file.name}, line {number}: duplicate question id {q['id']!r}")
+        seen.add(q["id"])
+        judged = q.get("judgments", q.get("relevant")) or {}
+        if not isinstance(judged, dict) or any(isinstance(g, bool) or g not in (0, 1, 2) for g in judged.values()):
+            raise HandbookError(f"{file.name}, line {number}: grades must be 0, 1 or 2")
+        questions.append({"id": q["id"], "question": q["question"], "kind": q.get("kind", "lexical"),
+                          "judged": dict(judged), "relevant": {d: g for d, g in judged.items() if g > 0},
+                          "answer": q.get("answer"), "key_facts": list(q.get("key_facts") or []),
+                          "evidence": list(q.get("evidence") or []), "english": q.get("english")})
+    return questions

@@ -1,0 +1,294 @@
+"""The metrics, in one place: how good is a ranking, measured against graded judgments.
+
+Conventions are trec_eval's: a page with grade > 0 is relevant; ranks start at
+1; a question with no relevant page is skipped by every metric here (there is
+nothing to find), and ``evaluate`` says how many were skipped; nDCG uses the
+grades as gains (rel / log2(rank + 1)), the ideal ranking sorted by grade.
+
+Cost: nothing worth measuring.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Iterable, Mapping
+
+from ..core.documents import duplicates
+from ..core.errors import BadArgument, _short, check_choice, check_int, check_number
+from ..core.retrieval import one_id, ranking_ids
+
+
+def check_relevant(relevant) -> dict[str, float]:
+    """Judgments: page id → grade, a finite number ≥ 0 (0: judged not relevant). Ids compared as text."""
+    if not isinstance(relevant, Mapping):
+        raise BadArgument(f"relevant must be a dict of page id → grade, not {type(relevant).__name__}")
+    out = {}
+    for doc_id, grade in relevant.items():
+        # A negative or infinite grade would push nDCG outside [0, 1]; True is not a grade.
+        out[one_id(doc_id, 0)] = check_number(grade, f"relevant[{doc_id!r}]", low=0.0, high=1e6)
+    if len(out) != len(relevant):
+        raise BadArgument("relevant names one page twice (3 and '3' are the same id)")
+    return out
+
+
+def _ids(ranking, at=None) -> list[str]:
+    """The first ``at`` ids of a ranking; a ranking that lists a page twice is refused (it would be counted twice)."""
+    if at is not None:
+        check_int(at, "at", low=1)
+    ids = ranking_ids(ranking)
+    dup = duplicates(ids)
+    if dup:
+        raise BadArgument(f"the ranking lists {dup[:3]} more than once: a page has one rank")
+    return ids[:at]
+
+
+
+def reciprocal_rank(ranking, relevant: dict, at: int | None = None) -> float:
+    """1 / rank of the first relevant page (0 if none in the first ``at``)."""
+    relevant = check_relevant(relevant)
+    for rank, doc_id in enumerate(_ids(ranking, at), start=1):
+        if relevant.get(doc_id, 0) > 0:
+            return 1.0 / rank
+    return 0.0
+
+
+def recall(ranking, relevant: dict, at: int) -> float:
+    """Share of the relevant pages found in the first ``at``."""
+    relevant = check_relevant(relevant)
+    wanted = {d for d, g in relevant.items() if g > 0}
+    return len(wanted & set(_ids(ranking, at))) / len(wanted) if wanted else 0.0
+
+
+def precision(ranking, relevant: dict, at: int) -> float:
+    """Share of the first ``at`` that are relevant (the missing ranks count as misses, as trec_eval's P@k)."""
+    at = check_int(at, "at", low=1)  # P@k divides by k: there is no « all » here
+    relevant = check_relevant(relevant)
+    return sum(1 for d in _ids(ranking, at) if relevant.get(d, 0) > 0) / at
+
+
+def average_precision(ranking, relevant: dict, at: int | None = None) -> float:
+    """Mean of the precision at each relevant page's rank, over all relevant pages."""
+    relevant = check_relevant(relevant)
+    wanted = {d for d, g in relevant.items() if g > 0}
+    if not wanted:
+        return 0.0
+    found, total = 0, 0.0
+    for rank, doc_id in enumerate(_ids(ranking, at), start=1):
+        if doc_id in wanted:
+            found += 1
+            total += found / rank
+    return total / len(wanted)
+
+
+def ndcg(ranking, relevant: dict, at: int) -> float:
+    """Discounted cumulative gain of the first ``at``, divided by the best possible."""
+    relevant = check_relevant(relevant)
+    gain = sum(relevant.get(d, 0) / math.log2(rank + 1) for rank, d in enumerate(_ids(ranking, at), start=1))
+    ideal = sorted((g for g in relevant.values() if g > 0), reverse=True)[:at]
+    best = sum(g / math.log2(rank + 1) for rank, g in enumerate(ideal, start=1))
+    return gain / best if best else 0.0
+
+
+METRICS = {"MRR": lambda r, rel: reciprocal_rank(r, rel), "recall@5": lambda r, rel: recall(r, rel, 5),
+           "nDCG@5": lambda r, rel: ndcg(r, rel, 5)}
+
+
+def evaluate(run, questions: list[dict], metrics: dict | None = None) -> dict:
+    """Average each metric over the questions that have a relevant page.
+
+    ``run`` is a function from a question's text to a ranking, or a dict from
+    question id to a ranking.
+    """
+    metrics = _check_metrics(metrics or METRICS)
+    judged = [q for q in _check_questions(questions) if any(g > 0 for g in q["relevant"].values())]
+    totals = dict.fromkeys(metrics, 0.0)
+    for q in judged:
+        ranking = _ranking(run, q)
+        for name, metric in metrics.items():
+            totals[name] += _value(metric(ranking, q["relevant"]), name, q)
+    out = {name: total / len(judged) if judged else 0.0 for name, total in totals.items()}
+    out["questions"] = len(judged)
+    out["skipped"] = len(questions) - len(judged)
+    return out
+
+
+def _check_metrics(metrics) -> dict:
+    if not isinstance(metrics, Mapping) or not all(isinstance(n, str) and callable(m) for n, m in metrics.items()):
+        raise BadArgument("metrics must be a dict of name → function(ranking, relevant), like evaluate.METRICS")
+    return dict(metrics)
+
+
+def _check_questions(questions) -> list[dict]:
+    """Questions as load_questions returns them: each a dict with an 'id', a 'question' and 'relevant'."""
+    if isinstance(questions, (str, bytes, Mapping)) or not isinstance(questions, Iterable):
+        raise BadArgument(f"questions must be a list of questions, not {type(questions).__name__}")
+    questions = list(questions)
+    for i, q in enumerate(questions):
+        if not isinstance(q, Mapping) or not isinstance(q.get("id"), str) or not isinstance(q.get("question"), str):
+            raise BadArgument(f"questions[{i}] must be a dict with a text 'id' and 'question' (see load_questions)")
+        check_relevant(q.get("relevant"))
+    return questions
+
+
+def _ranking(run, q):
+    """What ``run`` ranked for question ``q``: a dict looked up by id, or a function called on the text."""
+    if isinstance(run, Mapping):
+        if q["id"] not in run:
+            raise BadArgument(f"run has no ranking for question {q['id']!r}")
+        return run[q["id"]]
+    if not callable(run):
+        raise BadArgument(f"run must be a function of the question's text or a dict of rankings, "
+                          f"not {type(run).__name__}")
+    return run(q["question"])
+
+
+def _value(value, name, q) -> float:
+    # A metric that returns NaN or text would poison the mean without a word.
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
+        raise BadArgument(f"metric {name!r} returned {_short(value)} for question {q['id']!r}: "
+                          "a metric returns a finite number")
+    return float(value)
+
+
+# ---------------------------------------------------------------- is a difference real?
+
+def per_question(run, questions: list[dict], metric=None) -> dict[str, float]:
+    """One metric's value for every judged question (question id → value): what a paired test compares.
+
+    ``metric``: a function (ranking, relevant) → value, or a name of ``METRICS`` (default ``"MRR"``).
+    """
+    if metric is None or isinstance(metric, str):
+        metric = METRICS[check_choice(metric or "MRR", "metric", METRICS)]
+    elif not callable(metric):
+        raise BadArgument(f"metric must be a name of METRICS or a function, not {type(metric).__name__}")
+    out = {}
+    for q in _check_questions(questions):
+        if any(g > 0 for g in q["relevant"].values()):
+            out[q["id"]] = _value(metric(_ranking(run, q), q["relevant"]), "metric", q)
+    return out
+
+
+def paired_test(a: dict[str, float], b: dict[str, float], *, trials: int = 10_000, seed: int = 0) -> dict:
+    """Is system b better than system a on the same questions, or is the difference luck?
+
+    Two tools a reader can check by hand, both on the per-question differences b − a:
+
+    - a **sign-flip randomization test** (Fisher's, as in ranx and Smucker et
+      al., CIKM 2007): if the two systems were interchangeable, each
+      difference would be as likely positive as negative; flip the signs at
+      random ``trials`` times and count how often the mean difference is at
+      least as far from 0 as the one observed. Two-sided p-value.
+    - a **95 % bootstrap interval** of the mean difference (questions drawn
+      with replacement): if it contains 0, there is no measurable difference.
+
+    Also: how many questions improved, degraded, stayed equal. Deterministic (``seed``).
+    """
+    import numpy as np
+
+    for name, scores in (("a", a), ("b", b)):
+        if not isinstance(scores, Mapping):
+            raise BadArgument(f"{name} must be a dict of question id → score (see per_question)")
+        for q, v in scores.items():
+            check_number(v, f"{name}[{q!r}]")
+    common = sorted(set(a) & set(b))
+    if set(a) != set(b):
+        raise BadArgument("the two systems must be scored on the same questions")
+    check_int(trials, "trials", low=100, high=1_000_000)
+    check_int(seed, "seed")
+    diff = np.array([b[q] - a[q] for q in common], dtype=np.float64)
+    n = len(diff)
+    out = {"n": n, "mean_a": float(np.mean([a[q] for q in common])) if n else 0.0,
+           "mean_b": float(np.mean([b[q] for q in common])) if n else 0.0,
+           "diff": float(diff.mean()) if n else 0.0,
+           "improved": int((diff > 1e-12).sum()), "degraded": int((diff < -1e-12).sum())}
+    out["equal"] = n - out["improved"] - out["degraded"]
+    if n == 0 or not diff.any():
+        return {**out, "p": 1.0, "ci95": (0.0, 0.0), "sd": 0.0}
+    rng = np.random.default_rng(seed)
+    signs = rng.choice([-1.0, 1.0], size=(trials, n))
+    flipped = np.abs((signs * diff).mean(axis=1))
+    # +1 on both sides: the observed assignment is one of the possible ones (never p = 0).
+    out["p"] = float((np.sum(flipped >= abs(diff.mean()) - 1e-12) + 1) / (trials + 1))
+    boot = diff[rng.integers(0, n, size=(trials, n))].mean(axis=1)
+    out["ci95"] = (float(np.quantile(boot, 0.025)), float(np.quantile(boot, 0.975)))
+    out["sd"] = float(diff.std(ddof=1)) if n > 1 else 0.0
+    return out
+
+
+def holm(pvalues: dict[str, float]) -> dict[str, float]:
+    """Holm–Bonferroni: p-values adjusted for testing several systems against one baseline."""
+    if not isinstance(pvalues, Mapping):
+        raise BadArgument("pvalues must be a dict of system → p-value")
+    for name, p in pvalues.items():
+        check_number(p, f"pvalues[{name!r}]", low=0.0, high=1.0)
+    order = sorted(pvalues, key=pvalues.get)
+    adjusted, running = {}, 0.0
+    for i, name in enumerate(order):
+        running = max(running, min(1.0, (len(order) - i) * pvalues[name]))
+        adjusted[name] = running
+    return adjusted
+
+
+def questions_needed(diff: float, sd: float, *, alpha: float = 0.05, power: float = 0.8) -> int | None:
+    """About how many questions a paired test needs to detect a mean difference ``diff`` (normal approximation).
+
+    n ≈ ((z₁₋α/₂ + z_power) · sd / diff)²; None when the difference is 0.
+    """
+    from statistics import NormalDist
+
+    # Strictly between 0 and 1, with room for a float: 1 − 1e-300 is 1, and no test is always right.
+    check_number(alpha, "alpha", low=1e-10, high=1 - 1e-10)
+    check_number(power, "power", low=1e-10, high=1 - 1e-10)
+    for name, value in (("diff", diff), ("sd", sd)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            raise BadArgument(f"{name} must be a number, not {type(value).__name__}")
+    try:
+        diff, sd = float(diff), abs(float(sd))
+    except OverflowError:  # an integer of hundreds of digits: no test needs more than 2 questions for it
+        return 2
+    if not diff or not math.isfinite(diff) or not math.isfinite(sd):
+        return None
+    z = NormalDist().inv_cdf(1 - alpha / 2) + NormalDist().inv_cdf(power)
+    ratio = z * sd / abs(diff)
+    n = ratio * ratio  # not ** 2: a float power that overflows raises, a product is infinite
+    # A difference so small that no number of questions would show it: the same answer as a difference of 0.
+    return max(2, math.ceil(n)) if math.isfinite(n) else None
+
+
+def compare(runs: dict, questions: list[dict], *, baseline: str, metric=None, trials: int = 10_000) -> list[dict]:
+    """Every system against a baseline, on the same questions: means, the difference, its 95 % interval,
+    the paired test's p-value (and Holm's adjustment for the number of systems), improved / degraded.
+
+    Like PyTerrier's ``pt.Experiment``: a table of means alone invites the reader to over-read a 0.01.
+    """
+    if not isinstance(runs, Mapping):
+        raise BadArgument("runs must be a dict of system name → run (a function or a dict of rankings)")
+    if not isinstance(baseline, str) or baseline not in runs:
+        raise BadArgument(f"baseline {baseline!r} is not one of the runs {list(runs)}")
+    scores = {name: per_question(run, questions, metric) for name, run in runs.items()}
+    tests = {name: paired_test(scores[baseline], s, trials=trials) for name, s in scores.items() if name != baseline}
+    adjusted = holm({name: t["p"] for name, t in tests.items()}) if tests else {}
+    base = scores[baseline]
+    rows = [{"system": baseline, "mean": sum(base.values()) / len(base) if base else 0.0, "diff": None,
+             "ci95": None, "p": None, "p_holm": None, "improved": None, "degraded": None, "n": len(base)}]
+    for name, t in tests.items():
+        rows.append({"system": name, "mean": t["mean_b"], "diff": t["diff"], "ci95": t["ci95"], "p": t["p"],
+                     "p_holm": adjusted[name], "improved": t["improved"], "degraded": t["degraded"], "n": t["n"]})
+    return rows
+
+
+def comparison_table(rows: list[dict], *, metric: str = "MRR", alpha: float = 0.05) -> str:
+    """``compare``'s rows as fixed-width text; a difference is called significant only when Holm's p < alpha."""
+    from ..core.display import Table
+
+    lines = [f"{'system':<28} {metric:>7} {'diff':>7}  {'95% interval':<17} {'p':>6} {'p Holm':>7} {'+/-':>7}  verdict"]
+    for r in rows:
+        if r["diff"] is None:
+            lines.append(f"{r['system'][:28]:<28} {r['mean']:>7.3f} {'':>7}  {'(baseline)':<17} {'':>6} {'':>7} {'':>7}")
+            continue
+        low, high = r["ci95"]
+        verdict = ("better" if r["diff"] > 0 else "worse") if r["p_holm"] < alpha else "no measurable difference"
+        lines.append(f"{r['system'][:28]:<28} {r['mean']:>7.3f} {r['diff']:>+7.3f}  [{low:+.3f}, {high:+.3f}]  "
+                     f"{r['p']:>6.3f} {r['p_holm']:>7.3f} {r['improved']:>3}/{r['degraded']:<3}  {verdict}")
+    return Table("\n".join(lines))

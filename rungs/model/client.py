@@ -1,0 +1,290 @@
+"""The one model client: any OpenAI-compatible endpoint, the local server unless variables say otherwise.
+
+What it is for: every rung that talks to a model (N3 answers, N4 decisions,
+N5 research) goes through ``Client.chat``, spoken with the official ``openai``
+SDK — the same code path for the bundled model on 127.0.0.1 and for a hosted
+one. Configuration follows the ecosystem's conventions: ``OPENAI_BASE_URL``
+(unset: the local server), ``OPENAI_API_KEY`` (never printed), ``RUNGS_MODEL``.
+
+Structured output adapts to the endpoint: OpenAI's ``json_schema`` first, then
+llama.cpp's ``{"type": "json_object", "schema": …}``, then plain JSON mode,
+then none — each step taken only when the endpoint refuses the one before, the
+answer remembered per endpoint and said in ``ChatResult.notes``. Retries are
+bounded; an error that asking again will not fix is ``ModelRefused`` at once.
+
+What it costs: reading the prompt dominates: a 4-passage N3 prompt (~800
+tokens) takes ~20 s on one thread of a 2-core laptop with the portable build,
+then ~15–35 tokens/s to write.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+from ..core import paths, secrets
+from ..core.errors import check_int, check_number
+from .bundle import LOCAL_MODEL_NAME
+from .contract import (BadResponse, ChatModel, ChatResult, ModelError, ModelRefused, ModelServerCrashed,
+                       ModelTimeout, ModelUnavailable, _refuse_empty, estimate_tokens)
+from .server import LocalServer, local_server
+from .supervisor import _crashed
+
+
+_RETRYABLE_STATUS = {408, 409, 429, 500, 502, 503, 504}
+# What an endpoint answers to a response_format it does not know: 400/422 (OpenAI-like), 500 (llama-cpp-python
+# crashes on json_schema), 404/415/501 (proxies). Only while we probe; once a form is accepted, 500 is an outage.
+_REFUSAL_STATUS = {400, 404, 415, 422, 500, 501}
+# Structured output, strictest first; each endpoint gets the first one it accepts.
+FORMS = ("json_schema", "json_object+schema", "json_object", "none")
+_ACCEPTED: dict[tuple[str, str], str] = {}  # (endpoint, model) → the form it accepted, for this process
+
+
+def _response_format(form: str, schema: dict) -> dict | None:
+    return {"json_schema": {"type": "json_schema", "json_schema": {"name": "reply", "schema": schema}},
+            "json_object+schema": {"type": "json_object", "schema": schema},
+            "json_object": {"type": "json_object"},
+            "none": None}[form]
+
+
+class _Refused(ModelError):
+    """Internal, never raised out of ``chat``: the endpoint refused this response_format while we probed."""
+
+    def __init__(self, status: int):
+        self.status = status
+
+
+class Client(ChatModel):
+    """Talks to one OpenAI-compatible endpoint: the local server unless ``OPENAI_BASE_URL`` says otherwise."""
+
+    def __init__(self, base_url: str | None = None, api_key: str | None = None, model: str | None = None,
+                 *, timeout: float = 120.0, retries: int = 2, backoff: float = 0.5):
+        self._base_url = base_url or paths.setting_text("OPENAI_BASE_URL")
+        self._api_key = api_key or paths.setting_text("OPENAI_API_KEY") or "not-needed-locally"
+        self.local = self._base_url is None
+        self.model = model or paths.setting_text("RUNGS_MODEL") or (LOCAL_MODEL_NAME if self.local else None)
+        if not self.model:
+            raise paths.BadSetting("OPENAI_BASE_URL is set but no model is named: set RUNGS_MODEL to the name "
+                                   "the endpoint serves (e.g. export RUNGS_MODEL=gpt-4o-mini)")
+        # Checked at the door: a negative retry count or a NaN timeout would fail deep inside a call.
+        self.timeout = check_number(timeout, "timeout", low=0.0, high=3600.0, low_open=True)
+        self.retries = check_int(retries, "retries", low=0, high=10)
+        self.backoff = check_number(backoff, "backoff", low=0.0, high=60.0)
+        self._sdk = None
+        self._sdk_url: str | None = None
+        self._server: LocalServer | None = None
+
+    def __repr__(self) -> str:
+        where = "local server on 127.0.0.1" if self.local else secrets.endpoint(self._base_url)
+        key = "***" if self._api_key != "not-needed-locally" else "none"
+        return f"Client(model={self.model!r}, endpoint={where!r}, api_key={key})"
+
+    @property
+    def base_url(self) -> str:
+        return local_server().base_url if self.local else self._base_url
+
+    def _openai(self, notes: list[str] | None = None):
+        if self.local:
+            self._server = local_server(notes)
+            url = self._server.base_url
+        else:
+            url = self._base_url
+        # Rebuilt when the local server moved (restarted on another port): never talk to a dead port.
+        if self._sdk is None or self._sdk_url != url:
+            from openai import OpenAI
+            # Our own bounded retry loop below, so the SDK must not retry on its own.
+            self._sdk = OpenAI(base_url=url, api_key=self._api_key, timeout=self.timeout, max_retries=0)
+            self._sdk_url = url
+        return self._sdk
+
+    def models(self) -> list[str]:
+        """The catalogue: which models this endpoint serves."""
+        return sorted(m.id for m in self._call(lambda sdk: sdk.models.list(), notes=[]).data)
+
+    def _crash_or_none(self, when: str) -> ModelServerCrashed | None:
+        """For the local server: if it died under us, the named error (signal, log, fix)."""
+        if not self.local or self._server is None:
+            return None
+        record = self._server.crash()
+        # Stopped on purpose (no users, idle) is not a crash: the next attempt starts a new server.
+        return _crashed(record, when) if record and not record.get("stopped") else None
+
+    def _call(self, fn, notes, *, probing: bool = False):
+        import httpx
+        import openai
+
+        for attempt in range(self.retries + 1):
+            try:
+                return fn(self._openai(notes))
+            except (json.JSONDecodeError, openai.APIResponseValidationError):
+                # Not retried: a wrong URL (a web page instead of the API) stays wrong.
+                raise BadResponse(f"{self._where()} answered with something that is not an OpenAI-compatible "
+                                  "JSON response: is OPENAI_BASE_URL the API's root (usually ending in /v1)?") from None
+            except openai.APITimeoutError:
+                failure = ModelTimeout(f"no answer from {self._where()} within {self.timeout:.0f} s "
+                                       f"({attempt + 1} attempts); raise timeout= or use a smaller prompt")
+                reason = f"no answer within {self.timeout:.0f} s"
+                wait = self.backoff * 2 ** attempt
+            except openai.APIConnectionError as err:
+                refused = isinstance(err.__cause__, httpx.ConnectError)
+                # Refused: the request never reached the local server, it was gone before: the next
+                # attempt starts a new one. Cut: it died on this request, and would on the same one again.
+                crashed = None if refused else self._crash_or_none("during the request")
+                if crashed:
+                    raise crashed from None
+                failure = ModelUnavailable(f"cannot connect to {self._where()} ({attempt + 1} attempts): "
+                                           "is the server running and OPENAI_BASE_URL right?")
+                reason = "connection refused" if refused else "connection lost"
+                wait = self.backoff * 2 ** attempt
+            except openai.APIStatusError as err:
+                if probing and err.status_code in _REFUSAL_STATUS:
+                    raise _Refused(err.status_code) from None
+                if err.status_code not in _RETRYABLE_STATUS:
+                    # Asking again would get the same answer: say which, and what to check.
+                    raise ModelRefused(err.status_code, _refusal(self._where(), err)) from None
+                failure = ModelUnavailable(f"{self._where()} answered HTTP {err.status_code} "
+                                           f"{attempt + 1} times; try again later")
+                reason = f"HTTP {err.status_code}"
+                wait = _retry_after(err) or self.backoff * 2 ** attempt
+            if attempt < self.retries:
+                notes.append(f"{reason} on attempt {attempt + 1} ({failure.__class__.__name__}); "
+                             f"retried after {wait:.1f} s")
+                time.sleep(min(wait, 30.0))
+        raise failure
+
+    def _where(self) -> str:
+        # Said in messages and notes: a key written inside the URL is never shown.
+        return secrets.endpoint(None if self.local else self._base_url)
+
+    def _structured(self, request: dict, schema: dict, notes: list[str]):
+        """Send ``request`` asking for JSON in the strictest form this endpoint accepts (probed once, remembered)."""
+        # rungs' own server is llama-cpp-python: its form is known, no probe needed.
+        endpoint = "local" if self.local else self._base_url.rstrip("/")
+        known = "json_object+schema" if self.local else _ACCEPTED.get((endpoint, self.model))
+        refused = []
+        for form in FORMS[FORMS.index(known) if known else 0:]:
+            fmt = _response_format(form, schema)
+            if fmt is None:
+                request.pop("response_format", None)
+            else:
+                request["response_format"] = fmt
+            probing = form != known and form != "none"
+            try:
+                response = self._call(lambda sdk: sdk.chat.completions.create(**request), notes, probing=probing)
+            except _Refused as r:
+                refused.append(f"{form} (HTTP {r.status})")
+                continue
+            except ModelRefused as err:
+                if err.status != 400 or form == "none":
+                    raise
+                # A remembered form refused after all (the endpoint changed): forget it and step down.
+                _ACCEPTED.pop((endpoint, self.model), None)
+                refused.append(f"{form} (HTTP 400)")
+                known = None
+                continue
+            if form != known:
+                _ACCEPTED[(endpoint, self.model)] = form
+                said = f"refused {', '.join(refused)}; " if refused else ""
+                notes.append(f"structured output: {self._where()} {said}accepted {form} "
+                             "(remembered for this endpoint)")
+            if form == "json_object":
+                notes.append("structured output: JSON mode without the schema: the shape is checked only "
+                             "when the reply is decoded")
+            elif form == "none":
+                notes.append("structured output: the endpoint rejected JSON mode; asked without it "
+                             "(the prompt alone asks for JSON)")
+            return response
+        raise ModelError("unreachable: the last form, none, either answers or raises")  # pragma: no cover
+
+    def chat(self, messages: list[dict], *, temperature: float = 0.0, max_tokens: int = 512,
+             json_schema: dict | None = None, logprobs: int = 0, seed: int = 0) -> ChatResult:
+        """One chat completion. ``json_schema``: ask for JSON, in the strictest form the endpoint accepts."""
+        notes: list[str] = []
+        request = {"model": self.model, "messages": messages, "temperature": temperature,
+                   "max_tokens": max_tokens, "seed": seed}
+        if logprobs:
+            request.update(logprobs=True, top_logprobs=int(logprobs))
+        start = time.perf_counter()
+        if json_schema is not None:
+            response = self._structured(request, json_schema, notes)
+        else:
+            response = self._call(lambda sdk: sdk.chat.completions.create(**request), notes)
+        latency = time.perf_counter() - start
+        choice = response.choices[0]
+        text = choice.message.content or ""
+        finish = choice.finish_reason or "unknown"
+        _refuse_empty(text, finish, max_tokens)
+        usage = response.usage
+        return ChatResult(text=text, model=response.model or self.model,
+                          input_tokens=getattr(usage, "prompt_tokens", 0) or 0,
+                          output_tokens=getattr(usage, "completion_tokens", 0) or 0,
+                          finish_reason=finish, latency=latency,
+                          logprobs=_logprobs(choice) if logprobs else None, notes=notes)
+
+    def stream(self, messages: list[dict], *, temperature: float = 0.0, max_tokens: int = 512, seed: int = 0):
+        """Yield the completion's text as it is produced; afterwards ``last_usage`` holds (tokens in, out).
+
+        A stream that breaks is named like a call that fails: ``ModelServerCrashed`` if
+        the local server died under it, ``ModelUnavailable`` otherwise.
+        """
+        import httpx
+        import openai
+
+        self.last_notes: list[str] = []
+        request = {"model": self.model, "messages": messages, "temperature": temperature,
+                   "max_tokens": max_tokens, "seed": seed, "stream": True}
+        chunks = self._call(lambda sdk: sdk.chat.completions.create(**request), notes=self.last_notes)
+        produced = 0
+        try:
+            for chunk in chunks:
+                if chunk.choices and chunk.choices[0].delta and chunk.choices[0].delta.content:
+                    produced += 1
+                    yield chunk.choices[0].delta.content
+        except (httpx.HTTPError, openai.APIError) as err:
+            crashed = self._crash_or_none(f"while streaming (after {produced} pieces)")
+            if crashed:
+                raise crashed from None
+            raise ModelUnavailable(f"the stream from {self._where()} broke after {produced} pieces "
+                                   f"({type(err).__name__}); ask again") from None
+        # Streamed responses carry no usage here: the input is estimated, the output counted.
+        self.last_usage = (estimate_tokens(messages), produced)
+
+
+def _refusal(where: str, err) -> str:
+    """A refusal in words: the status, the endpoint's own message (cut), and what to check."""
+    try:
+        said = err.response.json().get("error", {}).get("message") or err.message
+    except Exception:
+        said = getattr(err, "message", "")
+    hint = {401: "check OPENAI_API_KEY", 403: "check OPENAI_API_KEY and what that key may use",
+            404: "check OPENAI_BASE_URL (the API's root, usually ending in /v1) and RUNGS_MODEL "
+                 "(Client().models() lists what the endpoint serves)"}.get(
+        err.status_code, "the request itself was refused: a prompt too long for the model's context, "
+                          "or an option this endpoint does not take")
+    return f"{where} refused the request: HTTP {err.status_code} ({str(said)[:200]}); {hint}"
+
+
+def _retry_after(err) -> float | None:
+    try:
+        return float(err.response.headers.get("retry-after"))
+    except (TypeError, ValueError, AttributeError):
+        return None
+
+
+def _logprobs(choice) -> list | None:
+    content = getattr(choice.logprobs, "content", None) if choice.logprobs else None
+    if not content:
+        return None
+    return [{"token": t.token, "logprob": t.logprob,
+             "top": {alt.token: alt.logprob for alt in (t.top_logprobs or [])}} for t in content]
+
+
+_DEFAULT: Client | None = None
+
+
+def default_client() -> Client:
+    """The kernel's client, built from the environment on first use (the model loads once per machine)."""
+    global _DEFAULT
+    if _DEFAULT is None:
+        _DEFAULT = Client()
+    return _DEFAULT

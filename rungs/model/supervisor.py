@@ -1,0 +1,263 @@
+"""The supervisor: a tiny process that owns one llama.cpp server and stops it when nobody needs it.
+
+What it is for: a kernel killed with SIGKILL cannot stop the server it
+started, so no kernel owns it. The first client spawns a supervisor (its own
+session, detached); the supervisor starts the llama.cpp server, writes the
+state file, counts the processes using it (one file per user, named by pid
+and start time), and stops the server when none of them is alive for the
+grace period, or nobody called for the idle period. It records how the
+server ended, so a client can say « killed by SIGSEGV » with the log and the
+fix (``crashed``).
+
+Cost: one small Python process per running server, waking twice a second.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from .bundle import LOCAL_MODEL_NAME, _build_id, llama_build, rebuild_command
+from .contract import ModelServerCrashed
+from .processes import (_child_env, _FileLock, _free_port, _http_ready, _log_tail, _Paths, _read_json, _signal_name,
+                        _stop, _write_json, _alive)
+
+
+def _llama_args(model: Path, *, host: str, port: int, threads: int, n_ctx: int, api_key: str | None = None) -> list[str]:
+    args = ["--model", str(model), "--model_alias", LOCAL_MODEL_NAME, "--host", host, "--port", str(port),
+            "--n_threads", str(threads), "--n_threads_batch", str(threads), "--n_ctx", str(n_ctx),
+            "--seed", "0", "--verbose", "False",
+            # A shared server must finish one learner's stream even when another learner asks meanwhile.
+            "--interrupt_requests", "False"]
+    return args + (["--api_key", api_key] if api_key else [])
+
+
+_SIGNAL_WORDS = {"SIGSEGV": "segmentation fault", "SIGILL": "illegal instruction", "SIGBUS": "bus error",
+                 "SIGABRT": "aborted", "SIGFPE": "arithmetic error"}
+
+
+def _how_it_ended(record: dict) -> str:
+    """« was killed by SIGSEGV (segmentation fault) » / « exited with status 1 » / « was stopped (…) »."""
+    if record.get("stopped"):
+        return f"was stopped ({record['stopped']})"
+    sig = record.get("signal")
+    if sig:
+        return f"was killed by {sig}" + (f" ({_SIGNAL_WORDS[sig]})" if sig in _SIGNAL_WORDS else "")
+    if record.get("returncode") is None:
+        return "disappeared (its supervisor was killed)"
+    return f"exited with status {record['returncode']}"
+
+
+def _hint(record: dict) -> str:
+    """What to do about it, from the signal and the log: the one fix that fits."""
+    sig, tail = record.get("signal"), "\n".join(record.get("tail") or [])
+    if "No module named" in tail and "llama_cpp" in tail:
+        return f"llama-cpp-python is not installed in {sys.prefix}: {rebuild_command()}"
+    if "failed to load model" in tail.lower() or ("gguf" in tail.lower() and record.get("during") == "starting"):
+        return (f"the model file could not be loaded ({record.get('model')}): `python -m rungs.model prepare` "
+                "re-assembles and checks the bundled one; if RUNGS_LOCAL_MODEL is set, point it at a valid "
+                ".gguf file or unset it")
+    if sig in ("SIGSEGV", "SIGILL", "SIGBUS", "SIGABRT", "SIGFPE"):
+        build = llama_build()
+        if build["kind"] == "portable":
+            return ("llama.cpp crashed in its compiled code although this llama-cpp-python is run.sh's portable "
+                    "build: run `python -m rungs doctor` and report the log lines above")
+        if build["kind"] == "fast":
+            return ("llama.cpp crashed in its compiled code, and this is the RUNGS_LLAMA_BUILD=fast build: go back "
+                    f"to the portable one: unset RUNGS_LLAMA_BUILD; {rebuild_command()}")
+        return ("llama.cpp crashed in its compiled code. The usual cause is a llama-cpp-python compiled with "
+                "native CPU flags (pip's default): on a CPU with Intel AMX (Sapphire Rapids or later) it dies "
+                "exactly like this (llama.cpp issue 20824). Rebuild it without native CPU flags: "
+                f"{rebuild_command()}")
+    if sig == "SIGKILL":
+        return ("something killed it: the system's out-of-memory killer (the model needs about 3 GB free; "
+                "see `free -h`) or a `kill -9`")
+    if "out of memory" in tail.lower() or "cannot allocate" in tail.lower():
+        return "not enough memory: the model needs about 3 GB free (`free -h`); close other kernels"
+    return f"read its whole log: {record.get('log')}"
+
+
+def _crashed(record: dict, when: str) -> ModelServerCrashed:
+    tail = record.get("tail") or []
+    hint = _hint(record)
+    shown = "\n".join("    " + line for line in tail) or "    (empty)"
+    message = (f"the local model server (pid {record.get('pid')}) {_how_it_ended(record)} {when}.\n"
+               f"Last lines of its log ({record.get('log')}):\n{shown}\n"
+               f"What to do: {hint}\n"
+               + ("The next call tries to start it again." if record.get("during") == "starting"
+                  else "The next call starts a new server."))
+    return ModelServerCrashed(message, returncode=record.get("returncode"), signal=record.get("signal"),
+                              log_tail=tail, hint=hint, log=record.get("log"))
+
+
+def _arguments(argv: list[str]):
+    import argparse
+
+    p = argparse.ArgumentParser(prog="python -m rungs.model supervise")
+    for name in ("--dir", "--key", "--token", "--user", "--model"):
+        p.add_argument(name, required=True)
+    p.add_argument("--grace", type=float, required=True)
+    p.add_argument("--idle", type=float, required=True)
+    p.add_argument("--threads", type=int, required=True)
+    p.add_argument("--n-ctx", type=int, required=True)
+    p.add_argument("--start-timeout", type=float, default=600.0)
+    return p.parse_args(argv)
+
+
+class Supervisor:
+    """One llama.cpp server, owned: started, watched, stopped when unused, and how it ended written down."""
+
+    def __init__(self, a):
+        self.a, self.paths = a, _Paths(a.key, Path(a.dir))
+        self.stop_reason: list[str] = []
+        self.child: subprocess.Popen | None = None
+        self.port = 0
+
+    def start(self) -> None:
+        """Count the first user, start the server on a free port, write the state file (« starting »)."""
+        a, paths = self.a, self.paths
+        paths.users.mkdir(parents=True, exist_ok=True)
+        pid, _, start = a.user.partition(":")
+        (paths.users / pid).write_text(start)
+        self.port = _free_port()
+        cmd = [sys.executable, "-m", "rungs.model", "llama-server",
+               *_llama_args(Path(a.model), host="127.0.0.1", port=self.port, threads=a.threads, n_ctx=a.n_ctx)]
+        self.began = time.time()
+        with open(paths.log, "wb") as log:
+            self.child = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                          env=_child_env())
+        self.state = {"status": "starting", "token": a.token, "supervisor": os.getpid(), "pid": self.child.pid,
+                      "port": self.port, "model": a.model, "threads": a.threads, "n_ctx": a.n_ctx,
+                      "python": sys.executable, "build": _build_id(), "grace": a.grace, "idle": a.idle,
+                      "started_at": self.began, "started_in": None}
+        _write_json(paths.state, self.state)
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(sig, lambda s, _f: self.stop_reason.append(f"asked to stop ({signal.Signals(s).name})"))
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
+
+    def record(self, during: str, stopped: str | None = None) -> None:
+        returncode = self.child.returncode
+        _write_json(self.paths.exit, {"pid": self.child.pid, "port": self.port, "token": self.a.token,
+                                      "returncode": returncode, "signal": _signal_name(returncode), "during": during,
+                                      "stopped": stopped, "tail": _log_tail(self.paths.log), "log": str(self.paths.log),
+                                      "model": self.a.model, "at": time.time()})
+
+    def _drop_state(self) -> None:
+        if (_read_json(self.paths.state) or {}).get("token") == self.a.token:
+            self.paths.state.unlink(missing_ok=True)
+
+    def finish(self, during: str, reason: str) -> int:
+        """Stop the server (asked, or no users): the state file goes first, so no client adopts a dying server."""
+        self._drop_state()
+        _stop(self.child)
+        self.record(during, stopped=reason)
+        return 0
+
+    def died(self, during: str) -> int:
+        self.record(during)
+        self._drop_state()
+        return 0
+
+    def wait_ready(self) -> int | None:
+        """Until the server answers: None once it does, else how the run ended (it died, was stopped, timed out)."""
+        while True:
+            if self.child.poll() is not None:
+                return self.died("starting")
+            if self.stop_reason:
+                return self.finish("starting", self.stop_reason[0])
+            if time.time() - self.began > self.a.start_timeout:
+                return self.finish("starting", f"it did not answer within {self.a.start_timeout:.0f} s")
+            if _http_ready(self.port):
+                self.state.update(status="ready", started_in=round(time.time() - self.began, 2))
+                _write_json(self.paths.state, self.state)
+                return None
+            time.sleep(0.2)
+
+    def users(self) -> tuple[int, float]:
+        """How many registered users are alive, and when any of them last called; the dead are forgotten."""
+        alive_users, last_use = 0, 0.0
+        for f in self.paths.users.glob("*"):
+            try:
+                alive = f.name.isdigit() and _alive(int(f.name), f.read_text().strip() or None)
+                last_use = max(last_use, f.stat().st_mtime)
+            except OSError:
+                continue
+            if alive:
+                alive_users += 1
+            else:
+                f.unlink(missing_ok=True)  # a kernel that died without saying goodbye (SIGKILL)
+        return alive_users, last_use
+
+    def confirm(self, reason: str, users: int) -> str | None:
+        """Stop only while holding the lock: a kernel registering at this instant either comes before (and
+        is counted next round) or after (and finds no state file: starts a new one)."""
+        lock = _FileLock(self.paths.lock)
+        if not lock.acquire(timeout=0):
+            return None
+        try:
+            fresh = [f for f in self.paths.users.glob("*") if f.name.isdigit() and _alive(int(f.name))]
+            if users == 0 and fresh:
+                return None
+            self.paths.state.unlink(missing_ok=True)
+            return reason
+        finally:
+            lock.release()
+
+    def serve(self) -> int:
+        """Watch the server and its users twice a second until it must stop."""
+        empty_since = None
+        while True:
+            if self.child.poll() is not None:
+                return self.died("serving")
+            if self.stop_reason:
+                return self.finish("serving", self.stop_reason[0])
+            now, (users, last_use) = time.time(), self.users()
+            reason = None
+            if users == 0:
+                empty_since = empty_since or now
+                if now - empty_since >= self.a.grace:
+                    reason = f"no process used it for {self.a.grace:g} s"
+            else:
+                empty_since = None
+                if self.a.idle and now - last_use >= self.a.idle:
+                    reason = f"no call for {self.a.idle:g} s"
+            if reason and self.confirm(reason, users):
+                return self.finish("serving", reason)
+            time.sleep(0.5)
+
+
+def _supervise(argv: list[str]) -> int:
+    """Own one llama.cpp server; stop it when its users are gone or idle; record how it ended.
+
+    Run as ``python -m rungs.model supervise --dir D --key K --token T --user PID:START
+    --grace G --idle I --model M --threads N --n-ctx C`` by the first client; detaches at once.
+    """
+    supervisor = Supervisor(_arguments(argv))
+    # Detach: the kernel that started us never has to reap us, and its death does not touch us.
+    if os.fork() > 0:
+        os._exit(0)
+    supervisor.start()
+    ended = supervisor.wait_ready()
+    return ended if ended is not None else supervisor.serve()
+
+
+def _llama_server(argv: list[str]) -> None:
+    """llama_cpp.server, plus a watchdog: if our supervisor dies (even by SIGKILL), we exit too."""
+    import runpy
+
+    parent = os.getppid()
+
+    def watch():
+        while True:
+            time.sleep(0.5)
+            if os.getppid() != parent:
+                os._exit(0)
+
+    threading.Thread(target=watch, daemon=True, name="rungs-parent-watchdog").start()
+    sys.argv = ["llama_cpp.server", *argv]
+    runpy.run_module("llama_cpp.server", run_name="__main__", alter_sys=True)

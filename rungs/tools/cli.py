@@ -1,0 +1,255 @@
+"""``python -m rungs index | search | ask``: the ladder as three commands over a folder of your own.
+
+What it is for: what notebook 07 does cell by cell, from a terminal — index a
+folder once (then again, incrementally, after you edit it), search it with any
+rung and its knobs, ask a question and get an answer with its sources as file
+paths and page numbers, or « je ne sais pas ».
+
+Errors: a learner reads one line that says what to do (the ``RungsError``
+message), never a traceback. Exit status: 0 done, 1 refused or failed,
+2 a command line that does not parse.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from ..core import paths
+from ..core.errors import RungsError
+
+EXAMPLES_INDEX = """\
+what it costs: reading (PDFs are the slow part: pypdf reads a few to a hundred pages a second) and
+encoding every passage for the vector leg (USE, one thread: about a hundred passages a second).
+Run it again after you change the folder: an unchanged file costs one stat, a changed one is read
+and encoded again, a removed one is removed. Interrupted (Ctrl-C), the previous index stays whole.
+
+example:
+  python -m rungs index notebooks/data/my-documents
+  python -m rungs index ~/Documents/rh --size 800 --overlap 100     # shorter passages: every file re-read
+"""
+
+EXAMPLES_SEARCH = """\
+the rungs: fts (SQLite's own bm25(), N0), bm25 (N1: every word's part shown with --explain),
+vectors (N2: meaning, not words; loads the encoder, ~1 s), hybrid (N2: both, fused by RRF; the default).
+Results are documents (passages rolled up: --rollup max or sum) unless --passages.
+what it costs: a few milliseconds a query once the index is loaded; the first query of the
+vector rungs loads the encoder and the passages' vectors.
+
+examples:
+  python -m rungs search "combien de jours de congés ?"
+  python -m rungs search "badge perdu" --rung bm25 --explain
+  python -m rungs search "travailler de chez moi" --rung hybrid --k 10 --vector-weight 2 --passages
+"""
+
+EXAMPLES_ASK = """\
+the passages are found by the hybrid rung (or --rung), the best --passages of them (at most 4, 1,500
+characters each) are sent to the model with the question, and the answer must cite them: every
+source is printed as its file and page. No passage that answers: « je ne sais pas ».
+what it costs: one call to the model — the local one (starts once, ~3 GB of memory, ~10 s an answer
+on one thread) or the one OPENAI_BASE_URL / RUNGS_MODEL name.
+
+example:
+  python -m rungs ask "Avant quelle date faut-il poser ses congés d'été ?"
+"""
+
+
+def _parser(command: str) -> argparse.ArgumentParser:
+    formatter = argparse.RawDescriptionHelpFormatter
+    if command == "index":
+        p = argparse.ArgumentParser(
+            prog="python -m rungs index", formatter_class=formatter, epilog=EXAMPLES_INDEX,
+            description="Index a folder of your own documents (Markdown, text, HTML, PDF, Word .docx) so that "
+                        "`python -m rungs search` and `ask` can use it. Files it cannot read are listed with "
+                        "the reason; the others are indexed.")
+        p.add_argument("folder", help="the folder to index (its sub-folders too; hidden ones are skipped)")
+        p.add_argument("--index", metavar="PATH", help="the index's database file "
+                       "(default: FOLDER/.rungs/index.sqlite; give one when FOLDER is read-only)")
+        p.add_argument("--size", type=int, default=None, help="passage size in characters "
+                       "(default 1500, or what the index already has; a change re-reads every file)")
+        p.add_argument("--overlap", type=int, default=None, help="characters repeated between passages (default 200)")
+        p.add_argument("--no-vectors", action="store_true",
+                       help="do not encode now (fast; the vector rungs encode on their first search)")
+        p.add_argument("--max-mb", type=float, default=20.0, help="skip files larger than this (default 20 MB)")
+        return p
+    p = argparse.ArgumentParser(
+        prog=f"python -m rungs {command}", formatter_class=formatter,
+        epilog=EXAMPLES_SEARCH if command == "search" else EXAMPLES_ASK,
+        description=("Search the indexed folder with any rung of the ladder, its knobs as options."
+                     if command == "search" else
+                     "Answer a question from the indexed folder, citing the files (and pages) it comes from, "
+                     "or say « je ne sais pas »."))
+    p.add_argument("query" if command == "search" else "question", help="what you are looking for, as you would "
+                   "say it (it is never read as query syntax)")
+    p.add_argument("--index", metavar="PATH", help="the index (a database file or an indexed folder); default: "
+                   "the one in the current folder, else the last one indexed")
+    p.add_argument("--rung", choices=("fts", "bm25", "vectors", "hybrid"), default="hybrid",
+                   help="which ranking (default hybrid)")
+    if command == "search":
+        p.add_argument("--limit", type=int, default=5, help="how many results (default 5)")
+        p.add_argument("--passages", action="store_true", help="show passages, not documents")
+        p.add_argument("--explain", action="store_true",
+                       help="show the parts of each score: words (bm25), legs and ranks (hybrid), passages")
+        rank = p.add_argument_group("documents from passages")
+        rank.add_argument("--rollup", choices=("max", "sum"), default="max",
+                          help="a document scores its best passage (max) or its --top best summed (sum)")
+        rank.add_argument("--top", type=int, default=2, help="passages summed by --rollup sum (default 2)")
+    else:
+        p.add_argument("--passages", type=int, default=4, help="how many passages to send (1–4, default 4)")
+    keyword = p.add_argument_group("keyword knobs (fts, bm25, and the hybrid's keyword leg)")
+    keyword.add_argument("--match", choices=("any", "all"), default=None,
+                         help="a result holds any word (default) or all of them")
+    keyword.add_argument("--k1", type=float, default=None, help="BM25: how fast repeats stop counting (1.2)")
+    keyword.add_argument("--b", type=float, default=None, help="BM25: how much long passages are penalised (0.75)")
+    keyword.add_argument("--title-weight", type=float, default=None, help="a title word counts this many times (1)")
+    keyword.add_argument("--keep-stopwords", action="store_true", help="bm25: keep « le », « de »… (dropped by default)")
+    fusion = p.add_argument_group("fusion knobs (hybrid)")
+    fusion.add_argument("--k", type=float, default=None, help="RRF's constant: small, each leg's favourite wins; "
+                        "large, what both legs find wins (60)")
+    fusion.add_argument("--keyword-weight", type=float, default=None, help="the keyword leg's weight (1)")
+    fusion.add_argument("--vector-weight", type=float, default=None,
+                        help="the vector leg's weight (0.25: BM25 leads until your own questions say otherwise)")
+    fusion.add_argument("--window", type=int, default=None, help="how many results each leg brings (100)")
+    # A test double for `ask`, never the default: replies written by hand instead of a model (rungs.model.ScriptedClient).
+    p.add_argument("--scripted-replies", help=argparse.SUPPRESS)
+    return p
+
+
+def _knobs(args) -> tuple[dict, dict]:
+    """(search-time knobs of the rung, knobs of the hybrid's keyword leg), from the options given."""
+    knobs, keyword = {}, {}
+    if args.rung in ("fts", "bm25"):
+        target = knobs
+    elif args.rung == "hybrid":
+        target = keyword
+    else:
+        target = {}
+        given = [o for o in ("match", "k1", "b", "title_weight") if getattr(args, o) is not None]
+        if given:
+            raise RungsError(f"--{given[0].replace('_', '-')} is a keyword knob; the vectors rung has none")
+    if args.match is not None:
+        target["match"] = args.match
+    if args.title_weight is not None:
+        target["weights"] = {"title": args.title_weight}
+    for name in ("k1", "b"):
+        if getattr(args, name) is not None:
+            if args.rung == "fts":
+                raise RungsError(f"--{name}: FTS5's bm25() has k1 = 1.2 and b = 0.75 compiled in; "
+                                 "use --rung bm25 to turn them")
+            target[name] = getattr(args, name)
+    fusion = {"k": args.k, "window": args.window}
+    weights = {"keyword": args.keyword_weight, "vector": args.vector_weight}
+    if args.rung != "hybrid" and any(v is not None for v in [*fusion.values(), *weights.values()]):
+        raise RungsError("--k, --window and the leg weights are fusion knobs: add --rung hybrid")
+    knobs.update({k: v for k, v in fusion.items() if v is not None})
+    if any(v is not None for v in weights.values()):
+        knobs["leg_weights"] = {k: 1.0 if v is None else v for k, v in weights.items()}
+    return knobs, keyword
+
+
+def _shown(path: Path) -> str:
+    """A path as short as it can be said: relative to the current folder when it is inside it."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+def _client(args):
+    replies = args.scripted_replies or paths.setting_text("RUNGS_SCRIPTED_REPLIES")
+    if not replies:
+        return None
+    from ..model import ScriptedClient
+
+    text = Path(replies).read_text(encoding="utf-8") if Path(replies).is_file() else replies
+    return ScriptedClient(json.loads(text))
+
+
+def index(args) -> int:
+    from ..yours.index import index_folder
+
+    started = time.perf_counter()
+    if not args.max_mb > 0:
+        raise RungsError(f"--max-mb must be above 0, not {args.max_mb:g}")
+    store = index_folder(args.folder, index=args.index, size=args.size, overlap=args.overlap,
+                         vectors=not args.no_vectors, max_bytes=int(args.max_mb * 1e6), progress=True,
+                         remember=True)
+    print(store.report)
+    print(f"index: {_shown(store.path)}  ({time.perf_counter() - started:.1f} s; passages of {store.size} "
+          f"characters, {store.overlap} of overlap)")
+    print('next:  python -m rungs search "your question"' + ("" if Path(args.folder).resolve() == Path.cwd().resolve()
+                                                            else f" --index {_shown(store.path)}"))
+    return 0
+
+
+def search(args) -> int:
+    from ..core.display import hits_table
+    from ..yours.index import open_index
+
+    store = open_index(args.index)
+    knobs, keyword = _knobs(args)
+    retriever = store.retriever(args.rung, stopwords=not args.keep_stopwords, keyword_knobs=keyword or None)
+    own = {"level": "passage" if args.passages else "document"}
+    if not args.passages:
+        own.update(rollup=args.rollup, top=args.top)
+    hits = retriever.search(args.query, limit=args.limit, **knobs, **own)
+    what = "passages" if args.passages else f"documents (passages rolled up by {args.rollup})"
+    print(f"{args.rung} · {what} · {store.count()} documents of {store.folder.name}/")
+    print(hits_table(hits, explain=args.explain))
+    return 0
+
+
+def ask(args) -> int:
+    from .. import rag
+    from ..core.display import where
+    from ..yours.index import open_index
+
+    store = open_index(args.index)
+    knobs, keyword = _knobs(args)
+    if not 1 <= args.passages <= rag.MAX_PASSAGES:
+        raise RungsError(f"--passages must be between 1 and {rag.MAX_PASSAGES}, not {args.passages}")
+    retriever = store.retriever(args.rung, stopwords=not args.keep_stopwords, keyword_knobs=keyword or None)
+    hits = retriever.search(args.question, limit=args.passages, level="passage", **knobs)
+    passages = [{"id": h.id, "title": h.title, "body": retriever.meta[h.id]["body"]} for h in hits]
+    details = rag.answer_with_details(args.question, passages, _client(args))
+    by_id = {h.id: h for h in hits}
+    print(f"question: {args.question}")
+    print(f"answer:   {details['answer']}")
+    if details["sources"]:
+        print("sources:")
+        for s in details["sources"]:
+            print(f"  - {where(by_id[s])}  ({by_id[s].title})")
+    calls = details["calls"]
+    print(f"({len(details['sent'])} passage(s) sent: {' · '.join(where(by_id[i]) for i in details['sent']) or 'none'}; "
+          f"{calls} model call(s), {details['seconds']:.1f} s)")
+    return 0
+
+
+COMMANDS = {"index": index, "search": search, "ask": ask}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``argv[0]`` is the command (``index``, ``search``, ``ask``), the rest its options."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] not in COMMANDS:
+        print(f"usage: python -m rungs {{{','.join(COMMANDS)}}} ... (one of them with --help)", file=sys.stderr)
+        return 2
+    command = argv[0]
+    try:
+        args = _parser(command).parse_args(argv[1:])
+    except SystemExit as exit_:  # --help (0) or a command line that does not parse (2): argparse has spoken
+        return int(exit_.code or 0)
+    try:
+        return COMMANDS[command](args)
+    except RungsError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("interrupted: nothing half-done was kept (an index stays as it was before this run)", file=sys.stderr)
+        return 1
+    except OSError as err:
+        print(f"error: {err.strerror or err}: {err.filename or ''}".rstrip(": "), file=sys.stderr)
+        return 1

@@ -1,0 +1,353 @@
+"""Your folder's index on disk: one SQLite file, kept up to date incrementally, searched by every rung.
+
+What it is for: the handbook is a teaching set; your folder is the point.
+``index_folder`` reads a folder (``rungs.yours.readers``), cuts every file into
+passages (``rungs.passages``) and keeps one SQLite database — FTS5 for the
+keyword leg, the passages, what was read when — with the vector cache beside
+it. ``FolderIndex.retriever(rung)`` then gives any rung of the ladder over it,
+through the one contract (``search(query, *, limit) -> list[Hit]``).
+
+Incrementally: a file whose size and modification time are unchanged costs
+one ``stat``; if they changed, its content hash decides; only a file whose
+content changed is read again, and only its passages whose text changed are
+encoded again (the vector cache is keyed by the text). A removed file is
+removed. The whole update is **one transaction**: an indexing run that is
+interrupted — Ctrl-C, an error, the machine killed — leaves the previous index
+exactly as it was, and the vectors it had already encoded are kept in the
+cache, so the next run does not pay for them again.
+
+Four decisions are yours:
+
+- ``size`` and ``overlap`` of the passages (recorded in the index; changing
+  them means reading every file again, and ``index_folder`` says so);
+- the rung: ``fts`` (SQLite's bm25(), on disk), ``bm25`` (N1, every word's
+  part shown), ``vectors``, ``hybrid`` (both, fused by RRF);
+- the level: documents (passages rolled up, ``rollup="max"`` or ``"sum"``) or
+  the passages themselves — a search-time knob;
+- ``max_bytes``, the largest file read (default 20 MB).
+
+Cost: reading is dominated by PDFs, encoding by the vector leg (USE: about a
+hundred passages a second on one thread); an unchanged folder of a thousand
+files is re-checked in well under a second.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ..core import paths
+from ..core.documents import passage_text
+from ..core.errors import check_bool, check_choice, check_int
+from ..core.retrieval import Retriever
+from ..fts import FtsIndex
+from ..passages import DEFAULT_OVERLAP, DEFAULT_SIZE, PassageRetriever, split
+from . import store, update
+from .readers import MAX_BYTES
+from .report import IndexReport
+from .store import INDEX_DIR, INDEX_FILE, IndexMismatch, IndexNotFound
+from .walk import Skipped, check_folder
+
+
+def default_index_path(folder) -> Path:
+    """Where a folder's index lives unless you say otherwise: ``FOLDER/.rungs/index.sqlite``."""
+    return Path(folder) / INDEX_DIR / INDEX_FILE
+
+
+def index_folder(folder, *, index=None, size: int | None = None, overlap: int | None = None,
+                 encoder=None, vectors: bool = True, max_bytes: int = MAX_BYTES, progress: bool = False,
+                 batch: int = 256, remember: bool = False) -> "FolderIndex":
+    """Index ``folder`` (or bring its index up to date) and return the index; ``.report`` says what was done.
+
+    ``index``: the database file (default ``FOLDER/.rungs/index.sqlite``); an existing file that is not
+    a rungs index is refused and left as it was. ``size``/``overlap``: the passages' (default: what the
+    index already has, else 1,500 and 200). ``encoder``: the vector leg's encoder (default USE
+    multilingual); ``vectors=False`` skips encoding (the keyword rungs work at once; the vector leg
+    encodes on first use). ``progress``: bars with totals and time left (in a terminal).
+    ``remember``: note this index as the last one (``open_index()`` with no path finds it; the CLI does).
+    """
+    folder = check_folder(folder)
+    max_bytes = check_int(max_bytes, "max_bytes", low=1)
+    batch = check_int(batch, "batch", low=1)
+    check_bool(vectors, "vectors")
+    path = Path(index) if index is not None else default_index_path(folder)
+    store.check_target(path)  # before any folder is made or any byte written: a file of yours is never touched
+    path.parent.mkdir(parents=True, exist_ok=True)
+    found = FolderIndex(path, create=True, folder=folder)
+    found.update(size=size, overlap=overlap, encoder=encoder, vectors=vectors, max_bytes=max_bytes,
+                 progress=progress, batch=batch)
+    if remember:
+        _remember(path)
+    return found
+
+
+def _remember(path: Path) -> None:
+    try:
+        last = paths.last_index()
+        last.parent.mkdir(parents=True, exist_ok=True)
+        last.write_text(str(path.resolve()) + "\n", encoding="utf-8")
+    except OSError:
+        pass  # remembering the last index is a convenience, never a reason to fail
+
+
+def _remembered() -> Path | None:
+    try:
+        text = paths.last_index().read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):  # a damaged note of the last index is no note
+        return None
+    return Path(text) if text and Path(text).is_file() else None
+
+
+def open_index(where=None) -> "FolderIndex":
+    """An index that exists: a database file, a folder holding ``.rungs/index.sqlite``, or (``None``)
+    the one in the current folder, else the last one indexed on this machine."""
+    if where is None:
+        here = default_index_path(Path.cwd())
+        if here.exists():
+            return FolderIndex(here)
+        last = _remembered()
+        if last is not None:
+            return FolderIndex(last)
+        raise IndexNotFound("no index here and none indexed before: run  python -m rungs index FOLDER  first "
+                            "(or pass --index PATH)")
+    path = Path(where)
+    if path.is_dir():
+        candidate = default_index_path(path)
+        if not candidate.exists() and path.name == INDEX_DIR:
+            candidate = path / INDEX_FILE
+        path = candidate
+    if not path.exists():
+        raise IndexNotFound(f"no index at {where}: run  python -m rungs index FOLDER  first")
+    return FolderIndex(path)
+
+
+class FolderIndex:
+    """One folder's index on disk: the SQLite database (files, passages, FTS5) and its vector cache.
+
+    ``update(...)`` brings it up to date with the folder; ``retriever(rung, ...)`` gives a retriever of any
+    rung over it, built once and kept (search-time knobs stay search-time); ``passages()``,
+    ``documents()`` and ``skipped()`` read what it holds.
+    """
+
+    def __init__(self, path, *, create: bool = False, folder=None):
+        self.path = Path(path)
+        self.db = store.connect(self.path, create=create)
+        meta = store.read_meta(self.db, self.path)
+        if meta.get("schema") not in (None, str(store.SCHEMA)):
+            raise IndexMismatch(f"{self.path} was written by another version of rungs (layout {meta['schema']}): "
+                                "index the folder again (python -m rungs index FOLDER) to rebuild it")
+        if not create and "folder" not in meta:
+            raise IndexMismatch(f"{self.path} holds no finished index: run  python -m rungs index FOLDER  again")
+        self.folder = self._folder(meta, folder)
+        self.size = int(meta.get("size", DEFAULT_SIZE))
+        self.overlap = int(meta.get("overlap", DEFAULT_OVERLAP))
+        self.report: IndexReport | None = None
+        self._built: dict = {}  # what a retriever needs, built once: passages, a BM25 index, vectors
+
+    def _folder(self, meta: dict, folder) -> Path:
+        stored = meta.get("folder")
+        if folder is not None:
+            folder = Path(folder)
+            if stored and Path(stored).resolve() != folder.resolve() and Path(stored).exists():
+                raise IndexMismatch(f"{self.path} is the index of another folder ({stored}); "
+                                    "give --index another file for this one")
+            return folder
+        if stored and Path(stored).exists():
+            return Path(stored)
+        if self.path.parent.name == INDEX_DIR:  # the folder was moved with its index inside it
+            return self.path.parent.parent
+        return Path(stored or ".")
+
+    def __repr__(self) -> str:
+        return f"FolderIndex({self.folder.name!r}: {self.count()} documents, passages of {self.size} characters)"
+
+    # ------------------------------------------------------------ reading what the index holds
+
+    def count(self) -> int:
+        return self.db.execute("SELECT count(*) FROM files").fetchone()[0]
+
+    @property
+    def vector_folder(self) -> Path:
+        """The vector cache beside the database: ``index.vectors/`` next to ``index.sqlite``."""
+        return self.path.with_suffix(".vectors")
+
+    def owns(self, path: Path) -> bool:
+        """Is ``path`` one of the index's own files (when ``--index`` put them inside the folder)?"""
+        path, db = path.resolve(), self.path.resolve()
+        return (path.parent == db.parent and path.name.startswith(db.name)) or \
+            path.is_relative_to(self.vector_folder.resolve())
+
+    def cache(self, encoder):
+        """This index's vector cache for ``encoder`` (one file per encoder, keyed by each passage's text)."""
+        from ..vectors import VectorCache
+
+        key = ("cache", encoder.fingerprint)
+        if key not in self._built:
+            self._built[key] = VectorCache(encoder, folder=self.vector_folder)
+        return self._built[key]
+
+    def documents(self) -> list[dict]:
+        """Every indexed document: ``id``, ``path``, ``title``, ``body``, ``format``, ``headings``, ``page_starts``."""
+        out = []
+        for path, fmt, title, body, starts, headings in self.db.execute(
+                "SELECT path, format, title, body, page_starts, headings FROM files ORDER BY path"):
+            doc = {"id": path, "path": path, "format": fmt, "title": title, "body": body,
+                   "headings": json.loads(headings or "[]")}
+            if starts:
+                doc["page_starts"] = json.loads(starts)
+            out.append(doc)
+        return out
+
+    def passages(self) -> list[dict]:
+        """Every passage, in document order: ``id`` (``path#n``), ``doc``, ``path``, ``position``, ``start``,
+        ``page`` (PDF), ``title``, ``body``."""
+        out = []
+        for pid, doc, position, start, page, title, body in self.db.execute(
+                "SELECT id, doc, position, start, page, title, body FROM passages ORDER BY doc, position"):
+            p = {"id": pid, "doc": doc, "path": doc, "position": position, "start": start, "title": title,
+                 "body": body}
+            if page is not None:
+                p["page"] = page
+            out.append(p)
+        return out
+
+    def skipped(self) -> list[Skipped]:
+        """The files that were not indexed at the last run, and why."""
+        return [Skipped(p, r) for p, r in self.db.execute("SELECT path, reason FROM skipped ORDER BY path")]
+
+    # ------------------------------------------------------------ bringing it up to date
+
+    def update(self, *, size: int | None = None, overlap: int | None = None, encoder=None, vectors: bool = True,
+               max_bytes: int = MAX_BYTES, progress: bool = False, batch: int = 256) -> IndexReport:
+        """Compare the folder with the index and apply the difference, in one transaction (``rungs.yours.update``)."""
+        import time
+
+        size = self.size if size is None else check_int(size, "size", low=50, high=1_000_000)
+        overlap = min(self.overlap, size // 2) if overlap is None else overlap
+        overlap = check_int(overlap, "overlap", low=0, high=size // 2)
+        started = time.perf_counter()
+        meta = store.read_meta(self.db, self.path)
+        rebuilt = ""
+        if "size" in meta and (int(meta["size"]), int(meta["overlap"])) != (size, overlap):
+            rebuilt = (f"the passages were {meta['size']} characters with {meta['overlap']} of overlap, "
+                       f"now {size} with {overlap}")
+        if vectors and encoder is None:
+            encoder = _default_encoder()
+        cache = self.cache(encoder) if vectors else None
+        encoded_before = cache.encoded if cache else 0
+        bars = {"reading": _progress(progress, "reading", unit="file"),
+                "encoding": _progress(progress and cache is not None, "encoding", unit="passage")}
+        try:
+            report = update.run(self, size=size, overlap=overlap, rebuilt=rebuilt, cache=cache,
+                                max_bytes=max_bytes, batch=batch, bars=bars)
+        finally:
+            for bar in bars.values():
+                bar.close()
+        self.size, self.overlap = size, overlap
+        self._built = {k: v for k, v in self._built.items() if k[0] == "cache"}  # legs see the new passages
+        self._finish(report, cache, encoded_before, started)
+        return report
+
+    def _finish(self, report: IndexReport, cache, encoded_before: int, started: float) -> None:
+        import time
+
+        report.documents = self.count()
+        report.passages = self.db.execute("SELECT count(*) FROM passages").fetchone()[0]
+        if cache is not None:
+            self._prune(cache)
+            report.encoded = cache.encoded - encoded_before
+        for found in (report.added, report.changed, report.removed, report.touched):
+            found.sort()
+        report.skipped.sort(key=lambda s: s.path)
+        report.seconds = time.perf_counter() - started
+        self.report = report
+
+    def _prune(self, cache) -> None:
+        """Forget the vectors of passages the index no longer holds (a removed file, an edited paragraph)."""
+        cache.keep_only(passage_text(p) for p in self.passages())
+
+    # ------------------------------------------------------------ retrievers over it
+
+    def retriever(self, rung: str = "hybrid", *, encoder=None, size: int | None = None, overlap: int | None = None,
+                  stopwords=True, stem=None, keyword_knobs: dict | None = None, **knobs) -> PassageRetriever:
+        """A retriever of ``rung`` (``fts``, ``bm25``, ``vectors``, ``hybrid``) over this index's passages,
+        rolled up to documents unless ``level="passage"``. The heavy parts (a BM25 index, the passages'
+        vectors) are built once per index and kept; asking again costs nothing.
+
+        ``size``/``overlap`` other than the index's: the stored documents are cut again in memory (to
+        compare passage sizes without touching the index on disk). ``stopwords``/``stem``: the BM25
+        tokenizer (build-time). ``keyword_knobs``: the hybrid's keyword leg's knobs (``k1``, ``b``,
+        ``match``…; default: match any word). ``knobs``: default search-time knobs, e.g. ``k=30``,
+        ``rollup="sum"``, ``level="passage"`` — each can also be given to ``search``.
+        """
+        from ..hybrid import YOUR_DOCUMENTS, Hybrid
+
+        rung = check_choice(rung, "rung", ("fts", "bm25", "vectors", "hybrid"))
+        size = self.size if size is None else check_int(size, "size", low=50, high=1_000_000)
+        if overlap is None:
+            overlap = self.overlap if size == self.size else min(self.overlap, size // 2)
+        overlap = check_int(overlap, "overlap", low=0, high=size // 2)
+        passages = self._passages_at(size, overlap)
+        if rung == "fts":
+            inner = self._fts(size, overlap)
+        elif rung == "bm25":
+            inner = self._bm25(size, overlap, stopwords, stem)
+        else:
+            vector = self._vectors(size, overlap, encoder or _default_encoder())
+            if rung == "vectors":
+                inner = vector
+            else:
+                keyword = self._bm25(size, overlap, stopwords, stem).with_knobs(
+                    **{"match": YOUR_DOCUMENTS["match"], **(keyword_knobs or {})})
+                inner = Hybrid({"keyword": keyword, "vector": vector}, method=YOUR_DOCUMENTS["method"],
+                               k=YOUR_DOCUMENTS["k"], leg_weights=YOUR_DOCUMENTS["leg_weights"])
+        on_disk = rung == "fts" and (size, overlap) == (self.size, self.overlap)
+        refresh = (lambda: (self._passages_at(size, overlap), self._titles())) if on_disk else None
+        retriever = PassageRetriever(inner, passages, titles=self._titles(), refresh=refresh)
+        return retriever.with_knobs(**knobs) if knobs else retriever
+
+    def _once(self, key, build):
+        if key not in self._built:
+            self._built[key] = build()
+        return self._built[key]
+
+    def _titles(self) -> dict:
+        return self._once(("titles",), lambda: dict(self.db.execute("SELECT path, title FROM files")))
+
+    def _passages_at(self, size, overlap) -> list[dict]:
+        if (size, overlap) == (self.size, self.overlap):
+            return self._once(("passages", size, overlap), self.passages)
+        return self._once(("passages", size, overlap),
+                          lambda: split(self.documents(), size=size, overlap=overlap))
+
+    def _fts(self, size, overlap) -> Retriever:
+        if (size, overlap) == (self.size, self.overlap):
+            return FtsIndex.open(self.db, "passages_fts")
+        # Another passage size: an FTS5 table in memory, built from the stored documents cut again.
+        return self._once(("fts", size, overlap), lambda: FtsIndex(self._passages_at(size, overlap)))
+
+    def _bm25(self, size, overlap, stopwords, stem) -> Retriever:
+        from ..bm25 import build_index
+
+        return self._once(("bm25", size, overlap, repr(stopwords), repr(stem)),
+                          lambda: build_index(self._passages_at(size, overlap), stopwords=stopwords, stem=stem))
+
+    def _vectors(self, size, overlap, encoder) -> Retriever:
+        from ..vectors import VectorIndex
+
+        return self._once(("vectors", size, overlap, encoder.fingerprint),
+                          lambda: VectorIndex(self._passages_at(size, overlap), encoder, cache=self.cache(encoder)))
+
+    def close(self) -> None:
+        self.db.close()
+
+
+def _default_encoder():
+    from ..vectors import default_encoder
+    return default_encoder()
+
+
+def _progress(enabled: bool, desc: str, **options):
+    from tqdm.auto import tqdm
+    # disable=None: a bar only where a person watches a terminal (never in a log, a test or a notebook's stderr).
+    return tqdm(desc=desc, disable=None if enabled else True, leave=False, **options)

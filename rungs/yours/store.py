@@ -1,0 +1,221 @@
+"""The index's file on disk: a SQLite database rungs creates, recognises by a mark, and never confuses with yours.
+
+What it is for: ``--index PATH`` can point anywhere, and a learner's folder
+holds databases, PDFs and notes of their own. Before anything is written,
+``open_store`` looks at what the path holds: nothing (a new index is created
+and marked), a rungs index (recognised by the SQLite header's
+``application_id``, which only rungs writes), or something else — which is
+refused, naming what it is (« a SQLite database with tables x, y », « a PDF »),
+and never opened for writing. A locked, read-only or damaged index each gets
+its own sentence and what to do.
+
+The tables: ``meta`` (schema, passage size, folder), ``files`` (what was read,
+when, its hash), ``skipped`` (what was not, and why), ``passages`` and their
+FTS5 table ``passages_fts``, whose text goes through the one normalisation
+(``rungs.core.text.fts_text``).
+
+Cost: one header read and one connection.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+from ..core.errors import RungsError
+from ..core.text import fts_text
+
+#: Written in the SQLite header of every index rungs creates: « RUNG ». A database without it is not ours.
+APPLICATION_ID = 0x52554E47
+#: The layout of the tables; an index of another layout is rebuilt by indexing again.
+SCHEMA = 2
+INDEX_DIR = ".rungs"
+INDEX_FILE = "index.sqlite"
+#: How long a run waits for another run that holds the index before saying so.
+BUSY_SECONDS = 10.0
+
+TABLES = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS files (
+    path TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, sha256 TEXT,
+    format TEXT, title TEXT, body TEXT, page_starts TEXT, headings TEXT, passages INTEGER);
+CREATE TABLE IF NOT EXISTS skipped (path TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, sha256 TEXT, reason TEXT);
+CREATE TABLE IF NOT EXISTS passages (
+    n INTEGER PRIMARY KEY, id TEXT UNIQUE, doc TEXT REFERENCES files(path) ON DELETE CASCADE,
+    position INTEGER, start INTEGER, page INTEGER, title TEXT, body TEXT);
+CREATE INDEX IF NOT EXISTS passages_doc ON passages(doc);
+CREATE VIRTUAL TABLE IF NOT EXISTS passages_fts USING fts5(
+    id UNINDEXED, title, body, tokenize = 'unicode61 remove_diacritics 2');
+"""
+
+
+class IndexNotFound(RungsError, FileNotFoundError):
+    """There is no index where one was looked for; the message says how to make one."""
+
+
+class IndexMismatch(RungsError, ValueError):
+    """The index belongs to another folder, or was written by another layout of rungs."""
+
+
+class NotAnIndex(IndexMismatch):
+    """The path holds a file that is not a rungs index (yours, probably): it was not touched."""
+
+
+class IndexLocked(RungsError, RuntimeError):
+    """Another run is writing the index right now."""
+
+
+class IndexReadOnly(RungsError, PermissionError):
+    """The index (or its folder) cannot be written."""
+
+
+class IndexDamaged(RungsError, RuntimeError):
+    """The index is a rungs index, but its file is damaged."""
+
+
+_MAGIC = [(b"%PDF", "a PDF"), (b"PK\x03\x04", "a ZIP archive (a Word, OpenDocument or EPUB file is one)"),
+          (b"\xd0\xcf\x11\xe0", "an old Office document"), (b"\x89PNG", "a PNG image"), (b"\xff\xd8\xff", "a JPEG image"),
+          (b"{", "a JSON file"), (b"<", "an HTML or XML file")]
+
+
+def describe(path: Path) -> str:
+    """What a file that is not a rungs index is, in a few words: « a PDF », « a SQLite database with tables x, y »."""
+    try:
+        size = path.stat().st_size
+        head = path.open("rb").read(100)
+    except OSError as err:
+        return f"a file that cannot be read ({err.strerror or err})"
+    if size == 0:
+        return "an empty file"
+    if head.startswith(b"SQLite format 3\x00"):
+        return f"a SQLite database{_tables(path)}"
+    kind = next((what for magic, what in _MAGIC if head.lstrip().startswith(magic)), None)
+    if kind:
+        return kind
+    try:
+        head.decode("utf-8")
+        return f"a text file of {size:,} bytes"
+    except UnicodeDecodeError:
+        return f"a file of {size:,} bytes that is not a database"
+
+
+def _tables(path: Path) -> str:
+    # Read-only and immutable: listing someone's tables must not even take a lock on their database.
+    try:
+        db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro&immutable=1", uri=True)
+        try:
+            names = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+        finally:
+            db.close()
+    except sqlite3.Error:
+        return " (its tables cannot be listed)"
+    if not names:
+        return " with no tables"
+    shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+    return f" with table{'s' if len(names) > 1 else ''} {shown}"
+
+
+def _application_id(path: Path) -> int | None:
+    """The header's application_id (bytes 68–71), or None if the file is not a SQLite database."""
+    try:
+        head = path.open("rb").read(100)
+    except OSError:
+        return None
+    if len(head) < 72 or not head.startswith(b"SQLite format 3\x00"):
+        return None
+    return int.from_bytes(head[68:72], "big")
+
+
+def _ours_to_create(path: Path) -> bool:
+    # An empty file where rungs keeps its index is a run that stopped before its first write.
+    return path.stat().st_size == 0 and path.name == INDEX_FILE and path.parent.name == INDEX_DIR
+
+
+def check_target(path: Path) -> bool:
+    """True if ``path`` is a rungs index, False if nothing is there yet; ``NotAnIndex`` for anything else."""
+    if not path.exists():
+        return False
+    if path.is_dir():
+        raise NotAnIndex(f"{path} is a folder: give the index's file (for example {path / INDEX_FILE})")
+    if not path.is_file():
+        raise NotAnIndex(f"{path} is not a regular file: give another --index")
+    if _application_id(path) == APPLICATION_ID:
+        return True
+    if _ours_to_create(path):
+        return False
+    raise NotAnIndex(f"{path} is {describe(path)}, not a rungs index: it was not touched. "
+                     "Give --index a new file name (for example notes.rungs.sqlite)")
+
+
+def _said(err: sqlite3.Error, path: Path) -> RungsError:
+    """A SQLite error on the index, in the sentence that says what to do."""
+    text = str(err).lower()
+    if "locked" in text or "busy" in text:
+        return IndexLocked(f"{path} is being written by another indexing run: wait for it to finish, then run again")
+    if "readonly" in text or "read-only" in text or "unable to open" in text or "permission" in text:
+        return IndexReadOnly(f"{path} cannot be written ({err}): give --index a path in a folder you can write")
+    return IndexDamaged(f"{path} is a rungs index, but its file is damaged ({err}). It holds nothing that rungs "
+                        f"cannot rebuild from your files: remove that one file (rm {path}) and index again")
+
+
+def connect(path: Path, *, create: bool) -> sqlite3.Connection:
+    """The index's connection; ``create``: make (and mark) a new index if nothing is there. Refuses any other file."""
+    exists = check_target(path)
+    if not exists and not create:
+        raise IndexNotFound(f"no index at {path}: run  python -m rungs index FOLDER  first")
+    try:
+        # isolation_level=None: rungs says BEGIN and COMMIT itself, so one run is one transaction.
+        # check_same_thread=False: a notebook's widgets may search from another thread than the one that opened it.
+        db = sqlite3.connect(path, isolation_level=None, timeout=BUSY_SECONDS, check_same_thread=False)
+        db.execute("PRAGMA foreign_keys = ON")
+        if not exists:
+            db.execute(f"PRAGMA application_id = {APPLICATION_ID}")  # the mark, before any table
+            db.executescript(TABLES)
+        db.execute("SELECT count(*) FROM sqlite_master").fetchone()  # a damaged file fails here, not later
+    except sqlite3.Error as err:
+        raise _said(err, path) from None
+    return db
+
+
+def read_meta(db: sqlite3.Connection, path: Path) -> dict:
+    try:
+        return dict(db.execute("SELECT key, value FROM meta").fetchall())
+    except sqlite3.Error as err:
+        raise _said(err, path) from None
+
+
+def write_meta(db: sqlite3.Connection, *, size: int, overlap: int, folder: Path) -> None:
+    """What the index was made with: its layout, the passages' size and overlap, the folder (and when)."""
+    import time
+
+    db.executemany("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
+                   [("schema", str(SCHEMA)), ("size", str(size)), ("overlap", str(overlap)),
+                    ("folder", str(folder)), ("updated", str(time.time()))])
+
+
+def store_passages(db: sqlite3.Connection, doc: dict, stat, digest: str, pieces: list[dict]) -> None:
+    """Write one document and its passages (its old rows removed first)."""
+    remove(db, doc["id"])
+    db.execute("INSERT INTO files(path, size, mtime_ns, sha256, format, title, body, page_starts, headings, "
+               "passages) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+               (doc["id"], stat.st_size, stat.st_mtime_ns, digest, doc["format"], doc["title"], doc["body"],
+                json.dumps(doc["page_starts"]) if doc.get("page_starts") else None,
+                json.dumps(doc.get("headings") or [], ensure_ascii=False), len(pieces)))
+    for p in pieces:
+        n = db.execute("INSERT INTO passages(id, doc, position, start, page, title, body) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                       (p["id"], p["doc"], p["position"], p["start"], p.get("page"), p["title"], p["body"])).lastrowid
+        # Through the one normalisation, so that FTS5 on disk cuts the words N1 cuts.
+        db.execute("INSERT INTO passages_fts(rowid, id, title, body) VALUES (?, ?, ?, ?)",
+                   (n, p["id"], fts_text(p["title"]), fts_text(p["body"])))
+
+
+def remove(db: sqlite3.Connection, rel: str) -> None:
+    db.execute("DELETE FROM passages_fts WHERE rowid IN (SELECT n FROM passages WHERE doc = ?)", (rel,))
+    db.execute("DELETE FROM passages WHERE doc = ?", (rel,))
+    db.execute("DELETE FROM files WHERE path = ?", (rel,))
+
+
+def record_skip(db: sqlite3.Connection, rel: str, stat, digest: str | None, reason: str) -> None:
+    db.execute("INSERT OR REPLACE INTO skipped(path, size, mtime_ns, sha256, reason) VALUES (?, ?, ?, ?, ?)",
+               (rel, stat.st_size if stat else None, stat.st_mtime_ns if stat else None, digest, reason))

@@ -1,0 +1,72 @@
+"""Execute notebooks top to bottom in a fresh kernel and save them: how committed outputs are made.
+
+The suite compares the cells marked ``# NBVAL_CHECK_OUTPUT`` with what is
+committed, so the committed outputs must come from one clean run, in the
+suite's conditions: ``PYTHONHASHSEED=0`` set before the kernel starts, the
+offline guard on, one thread per heavy component, widget state not stored
+(a static view would show a stale slider). Each notebook runs from its own
+folder, as JupyterLab runs it.
+
+    .venv/bin/python scripts/run_notebooks.py notebooks/00_full_text_search.ipynb …
+    .venv/bin/python scripts/run_notebooks.py --all
+
+A notebook whose run fails is not written: the error is printed and the
+committed file stays as it was.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def conditions() -> dict:
+    """The environment of ``bash run.sh test``, for the kernels this script starts."""
+    env = {"PYTHONHASHSEED": "0", "RUNGS_SOCKET_GUARD": "1", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
+           "HF_HUB_DISABLE_PROGRESS_BARS": "1", "TOKENIZERS_PARALLELISM": "false", "OMP_NUM_THREADS": "1",
+           "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+    paths = [str(REPO / "tests" / "offline"), str(REPO), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
+    env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
+    return env
+
+
+def run(path: Path, timeout: int) -> bool:
+    import nbformat
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError
+
+    notebook = nbformat.read(path, as_version=4)
+    client = NotebookClient(notebook, timeout=timeout, kernel_name="python3", store_widget_state=False,
+                            resources={"metadata": {"path": str(path.parent)}})
+    start = time.perf_counter()
+    try:
+        client.execute()
+    except CellExecutionError as err:
+        print(f"{path.name}: FAILED, not written\n{str(err)[-2000:]}", file=sys.stderr)
+        return False
+    nbformat.write(notebook, path)
+    print(f"{path.name}: ran in {time.perf_counter() - start:.1f} s, written", flush=True)
+    return True
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("notebooks", nargs="*", type=Path)
+    p.add_argument("--all", action="store_true", help="every notebook of notebooks/")
+    p.add_argument("--timeout", type=int, default=900, help="seconds a cell may take (default 900)")
+    args = p.parse_args(argv)
+    chosen = sorted((REPO / "notebooks").glob("[0-9][0-9]_*.ipynb")) if args.all else args.notebooks
+    if not chosen:
+        p.error("name notebooks, or --all")
+    os.environ.update(conditions())  # before any kernel starts: a kernel inherits this environment
+    ok = [run(path.resolve(), args.timeout) for path in chosen]
+    return 0 if all(ok) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
