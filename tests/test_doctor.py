@@ -69,3 +69,54 @@ def test_hub_downloads_switched_back_on_are_a_cross(monkeypatch):
     c = doctor.Check("offline")
     doctor.check_offline(c, endpoint_host=None)
     assert not c.ok and "HF_HUB_OFFLINE" in c.fix
+
+
+def test_an_endpoint_named_by_host_is_your_endpoint_not_a_connection_away(monkeypatch):
+    # The checks connect to an address; the learner named a host. The host's addresses are the endpoint's.
+    real = doctor.socket.getaddrinfo
+    monkeypatch.setattr(doctor.socket, "getaddrinfo", lambda host, *a, **k: [
+        (2, 1, 6, "", ("203.0.113.7", 443))] if host == "llm.example.test" else real(host, *a, **k))
+    monkeypatch.setattr(doctor, "_SEEN", ["127.0.0.1", "203.0.113.7"])
+    c = doctor.Check("offline")
+    doctor.check_offline(c, endpoint_host="llm.example.test")
+    assert c.ok and "your endpoint llm.example.test" in c.detail, c.detail
+    monkeypatch.setattr(doctor, "_SEEN", ["127.0.0.1", "203.0.113.7", "198.51.100.9"])
+    c = doctor.Check("offline")
+    doctor.check_offline(c, endpoint_host="llm.example.test")
+    assert not c.ok and "198.51.100.9" in c.detail and "203.0.113.7" not in c.detail
+
+
+KEY = "sk-doctor-SECRET-0123456789"
+
+
+@pytest.mark.parametrize("status", [200, 401])
+def test_no_doctor_line_shows_the_key(monkeypatch, status):
+    from test_llm_faults import Fake, Raw, completion
+
+    fake = Fake([(status, completion("oui") if status == 200 else
+                  Raw('{"error": {"message": "bad Authorization: {auth}"}}', echo=True), {}, 0)])
+    try:
+        # 200: the key written inside the URL; 401: a plain URL, and the endpoint echoes the key it was sent.
+        monkeypatch.setenv("OPENAI_BASE_URL", fake.url.replace("http://", f"http://me:{KEY}@") if status == 200
+                           else fake.url)
+        monkeypatch.setenv("OPENAI_API_KEY", KEY)
+        monkeypatch.setenv("RUNGS_MODEL", "fake")
+        c = doctor.Check("completion")
+        doctor.check_completion(c)
+        assert c.ok == (status == 200), c.line()
+        assert KEY not in c.line() and "***" in c.line(), c.line()
+        assert status == 200 or fake.requests[0]["auth"] == f"Bearer {KEY}"
+    finally:
+        fake.server.shutdown()
+
+
+def test_a_check_that_breaks_on_a_secret_does_not_print_it(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+
+    def leaky(c):
+        raise RuntimeError(f"connection to https://u:{KEY}@host failed with Bearer {KEY}")
+
+    monkeypatch.setattr(doctor, "CHECKS", [("leaky", leaky)])
+    lines = []
+    doctor.run(out=lines.append)
+    assert lines and not any(KEY in line for line in lines), lines

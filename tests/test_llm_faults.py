@@ -1,6 +1,7 @@
 """rungs.model against a fake OpenAI-compatible server on 127.0.0.1: each fault gets its named behaviour."""
 
 import json
+import re
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -14,6 +15,28 @@ from rungs.core.paths import BadSetting
 
 KEY = "sk-test-SECRET-never-printed"
 BROKEN_STREAM = "<a stream cut in the middle>"
+
+
+class Raw:
+    """A body sent exactly as written, with its content type; ``cut``: chunked, and the connection dropped
+    before the final chunk (a body cut in the middle); ``echo``: the request's Authorization header is
+    written into the body where ``{auth}`` stands (an endpoint that quotes what it was sent)."""
+
+    def __init__(self, body, content_type="application/json", *, cut=False, echo=False):
+        self.body = body if isinstance(body, bytes) else body.encode()
+        self.content_type, self.cut, self.echo = content_type, cut, echo
+
+
+def sse(*events, done=True) -> Raw:
+    """An event stream: each event a dict (sent as JSON) or a string (sent as written), then [DONE]."""
+    lines = [f"data: {e if isinstance(e, str) else json.dumps(e)}\n\n" for e in events]
+    return Raw("".join(lines) + ("data: [DONE]\n\n" if done else ""), "text/event-stream")
+
+
+def chunk(text=None, finish=None):
+    delta = {} if text is None else {"content": text}
+    return {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "fake",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
 
 
 def completion(text, finish="stop"):
@@ -33,13 +56,19 @@ class Fake:
             def log_message(self, *args):
                 pass
 
+            def do_GET(self):
+                self.do_POST()
+
             def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                length = int(self.headers.get("Content-Length") or 0)
+                body = json.loads(self.rfile.read(length)) if length else None
                 fake.requests.append({"body": body, "auth": self.headers.get("Authorization")})
                 status, payload, headers, delay = fake.script.pop(0)
                 time.sleep(delay)
                 if payload == BROKEN_STREAM:
                     return self.broken_stream()
+                if isinstance(payload, Raw):
+                    return self.raw(status, payload)
                 data = payload.encode() if isinstance(payload, str) else json.dumps(payload).encode()
                 try:
                     self.send_response(status)
@@ -50,6 +79,24 @@ class Fake:
                     self.wfile.write(data)
                 except (BrokenPipeError, ConnectionResetError):
                     pass
+
+            def raw(self, status, payload):
+                body = payload.body.replace(b"{auth}", (self.headers.get("Authorization") or "").encode()) \
+                    if payload.echo else payload.body
+                self.protocol_version = "HTTP/1.1"
+                self.send_response(status)
+                self.send_header("Content-Type", payload.content_type)
+                if payload.cut:
+                    self.send_header("Transfer-Encoding", "chunked")
+                    self.end_headers()
+                    self.wfile.write(f"{len(body):x}\r\n".encode() + body + b"\r\n")
+                    self.wfile.flush()
+                    self.close_connection = True
+                    return
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+                self.close_connection = True
 
             def broken_stream(self):
                 """One streamed piece, then the connection drops in the middle of the body."""
@@ -136,7 +183,7 @@ def test_a_server_that_is_down_is_named():
 
 def test_a_non_json_body_is_an_error_not_a_crash(fake):
     f = fake((200, "<html>not json</html>", {}, 0))
-    with pytest.raises(llm.BadResponse, match="not an OpenAI-compatible JSON response") as info:
+    with pytest.raises(llm.BadResponse, match="that is not JSON") as info:
         f.client(retries=2).chat(MESSAGES)
     assert KEY not in str(info.value) and len(f.requests) == 1  # not retried: a wrong URL stays wrong
 
@@ -230,6 +277,169 @@ def test_a_corrupt_model_part_is_a_model_file_error(tmp_path, monkeypatch):
         llm.prepare(quiet=True)
     assert not list((tmp_path / "models").glob("*.gguf"))  # nothing half-written is left as the model
 
+
+
+# ---------------------------------------------------------------- whatever an endpoint sends, every field checked
+
+def _with(**change):
+    body = completion("Salut")
+    for path, value in change.items():
+        target, *keys = path.split("__")
+        node = body
+        for key in [target, *keys][:-1]:
+            node = node[int(key)] if isinstance(node, list) else node[key]
+        node[[target, *keys][-1] if not isinstance(node, list) else int([target, *keys][-1])] = value
+    return body
+
+
+UNUSABLE = {
+    "an HTML page (text/html)": (Raw("<html><body>Welcome</body></html>", "text/html"), "not JSON"),
+    "an HTML page said to be JSON": (Raw("<html>hi</html>"), "not JSON"),
+    "a JSON list": ([1, 2], "a list"),
+    "a JSON string": ("\"ok\"", "a str"),
+    "no choices": ({**completion("x"), "choices": []}, "choices"),
+    "choices that are text": ({**completion("x"), "choices": "abc"}, "choices"),
+    "a choice that is a number": ({**completion("x"), "choices": [5]}, "choices[0]"),
+    "a message that is null": (_with(choices__0__message=None), "choices[0].message"),
+    "content that is a number": (_with(choices__0__message__content=5), "choices[0].message.content"),
+    "content that is a list": (_with(choices__0__message__content=["a"]), "choices[0].message.content"),
+    "a finish_reason that is a number": (_with(choices__0__finish_reason=7), "choices[0].finish_reason"),
+    "prompt_tokens that is text": (_with(usage__prompt_tokens="abc"), "usage.prompt_tokens"),
+    "completion_tokens below zero": (_with(usage__completion_tokens=-3), "usage.completion_tokens"),
+    "prompt_tokens that is true": (_with(usage__prompt_tokens=True), "usage.prompt_tokens"),
+    "usage that is text": ({**completion("x"), "usage": "lots"}, "usage"),
+    "a model name that is a number": ({**completion("x"), "model": 42}, "model"),
+}
+
+
+@pytest.mark.parametrize("what", sorted(UNUSABLE))
+def test_a_response_that_cannot_be_used_is_bad_response_naming_the_field_and_the_endpoint(fake, what):
+    payload, field = UNUSABLE[what]
+    f = fake((200, payload, {}, 0))
+    with pytest.raises(llm.BadResponse) as info:
+        f.client(retries=2).chat(MESSAGES)
+    message = str(info.value)
+    assert field in message and f.url in message and KEY not in message, message
+    assert len(f.requests) == 1  # not retried: an endpoint that answers this will answer it again
+
+
+def test_logprobs_of_the_wrong_shape_are_bad_response(fake):
+    body = completion("Oui")
+    body["choices"][0]["logprobs"] = {"content": [{"token": "Oui", "logprob": "high", "top_logprobs": []}]}
+    with pytest.raises(llm.BadResponse, match=r"choices\[0\]\.logprobs"):
+        fake((200, body, {}, 0)).client().chat(MESSAGES, logprobs=2)
+
+
+def test_a_well_formed_answer_still_reads_with_its_usage_and_logprobs(fake):
+    body = completion("Oui")
+    body["usage"] = None  # an endpoint that does not count is not wrong: the counts are 0
+    body["choices"][0]["logprobs"] = {"content": [{"token": "Oui", "logprob": -0.1,
+                                                   "top_logprobs": [{"token": "Oui", "logprob": -0.1}]}]}
+    result = fake((200, body, {}, 0)).client().chat(MESSAGES, logprobs=1)
+    assert (result.text, result.input_tokens, result.output_tokens) == ("Oui", 0, 0)
+    assert result.logprobs == [{"token": "Oui", "logprob": -0.1, "top": {"Oui": -0.1}}]
+
+
+def test_the_model_list_is_checked_too(fake):
+    f = fake()
+    f.script.append((200, {"object": "list", "data": [{"id": "a"}, {"id": 5}]}, {}, 0))
+    # GET /v1/models: the fake answers GETs from the same script.
+    with pytest.raises(llm.BadResponse, match=r"data\[1\]\.id"):
+        f.client().models()
+
+
+@pytest.mark.parametrize("header", ["-1", "nan", "inf", "abc", "1e999", "99999999"])
+def test_a_retry_after_that_is_no_wait_is_not_waited_and_says_so(fake, header):
+    f = fake((429, {"error": {"message": "slow down"}}, {"Retry-After": header}, 0), (200, completion("ok"), {}, 0))
+    start = time.perf_counter()
+    result = f.client().chat(MESSAGES)
+    assert result.text == "ok" and time.perf_counter() - start < 5
+    assert f"Retry-After {header!r}" in result.notes[0] and "waited 0.0 s instead" in result.notes[0], result.notes
+
+
+def test_a_retry_after_date_in_the_past_waits_nothing(fake):
+    f = fake((503, {"error": {"message": "busy"}}, {"Retry-After": "Wed, 21 Oct 2015 07:28:00 GMT"}, 0),
+             (200, completion("ok"), {}, 0))
+    result = f.client().chat(MESSAGES)
+    assert result.text == "ok" and "retried after 0.0 s" in result.notes[0]
+
+
+def test_a_stream_reads_its_pieces_and_its_end(fake):
+    f = fake((200, sse(chunk("Bon"), chunk("jour"), chunk(finish="stop")), {}, 0))
+    client = f.client()
+    assert list(client.stream(MESSAGES)) == ["Bon", "jour"] and client.last_usage[1] == 2
+
+
+@pytest.mark.parametrize("line, field", [("{not json", "not JSON"), ("[1, 2]", "a list"),
+                                         ('{"choices": [{"delta": {"content": 5}}]}', "delta.content"),
+                                         ('{"choices": "x"}', "choices")])
+def test_a_stream_line_that_cannot_be_used_is_bad_response(fake, line, field):
+    f = fake((200, sse(chunk("Bon"), line), {}, 0))
+    pieces = []
+    with pytest.raises(llm.BadResponse, match=re.escape(field)) as info:
+        for piece in f.client().stream(MESSAGES):
+            pieces.append(piece)
+    assert pieces == ["Bon"] and "stream" in str(info.value) and f.url in str(info.value)
+
+
+def test_a_stream_that_ends_without_finishing_is_cut_not_answered(fake):
+    # The connection closes cleanly after two pieces: no finish_reason, no [DONE]. That answer is not whole.
+    f = fake((200, sse(chunk("Les congés "), chunk("sont de"), done=False), {}, 0))
+    pieces = []
+    with pytest.raises(llm.ModelUnavailable, match="cut after 2 pieces") as info:
+        for piece in f.client().stream(MESSAGES):
+            pieces.append(piece)
+    assert pieces == ["Les congés ", "sont de"] and not isinstance(info.value, llm.ModelServerCrashed)
+
+
+def test_a_stream_answered_with_one_whole_completion_is_read_as_one_piece(fake):
+    f = fake((200, completion("Salut"), {}, 0))  # an endpoint that ignores stream=True
+    assert list(f.client().stream(MESSAGES)) == ["Salut"]
+
+
+def test_a_stream_answered_with_a_web_page_is_bad_response(fake):
+    with pytest.raises(llm.BadResponse, match="not JSON"):
+        list(fake((200, Raw("<html>login</html>", "text/html"), {}, 0)).client().stream(MESSAGES))
+
+
+# ---------------------------------------------------------------- a key is never printed
+
+def test_an_endpoint_that_echoes_the_authorization_header_never_shows_the_key(fake, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)  # the key given as an argument only
+    f = fake((401, Raw('{"error": {"message": "invalid header Authorization: {auth}"}}', echo=True), {}, 0),
+             (400, Raw('{"error": {"message": "got {auth}"}}', echo=True), {}, 0),
+             (200, Raw("<html>{auth}</html>", "text/html", echo=True), {}, 0))
+    for _ in range(3):
+        with pytest.raises(llm.ModelError) as info:
+            f.client(retries=0).chat(MESSAGES)
+        assert KEY not in str(info.value) and KEY[3:] not in str(info.value), str(info.value)
+    assert f.requests[0]["auth"] == f"Bearer {KEY}"  # it was sent, it was echoed, it was not shown
+
+
+def test_a_key_inside_the_base_url_is_never_shown(fake, monkeypatch):
+    f = fake((503, {"error": {"message": "down"}}, {}, 0), (503, {"error": {"message": "down"}}, {}, 0))
+    secret_url = f.url.replace("http://", f"http://learner:{KEY}@")
+    client = llm.Client(base_url=secret_url, api_key="x", model="fake", retries=1, backoff=0.01)
+    with pytest.raises(llm.ModelUnavailable) as info:
+        client.chat(MESSAGES)
+    assert KEY not in str(info.value) and KEY not in repr(client) and "***" in str(info.value)
+
+
+def test_a_base_url_that_is_not_a_web_address_is_a_bad_setting(monkeypatch):
+    monkeypatch.setenv("OPENAI_BASE_URL", "localhost:8000/v1")
+    with pytest.raises(BadSetting, match="OPENAI_BASE_URL.*http://"):
+        llm.Client(model="m")
+
+
+def test_the_rungs_that_call_a_model_name_a_broken_endpoint(fake):
+    from rungs import decide, rag
+
+    f = fake(*[(200, Raw("<html>portal</html>", "text/html"), {}, 0)] * 6)
+    passages = [{"id": "a", "title": "Congés", "body": "Deux jours et demi par mois."}]
+    with pytest.raises(llm.BadResponse):
+        rag.answer("Combien de jours ?", passages, f.client(retries=0))
+    with pytest.raises(llm.BadResponse):
+        decide.ask("Le badge est perdu.", {"ok": {"type": "noul", "instructions": "Perdu ?"}}, f.client(retries=0))
 
 @pytest.mark.model
 def test_the_real_local_model_answers_through_the_sdk():

@@ -36,11 +36,12 @@ SETTINGS = {
     "RUNGS_CACM": "a folder holding the CACM collection, instead of the one shipped with rungs",
     "RUNGS_SCRIPTED_REPLIES": "a JSON file of scripted replies for `python -m rungs ask` (a teaching prop)",
     "RUNGS_ROOM_KEY": "the key a room server requires (python -m rungs.model serve)",
+    "RUNGS_FILE_SECONDS": "the longest one file may take to read while indexing (default 120)",
 }
 
 
 class BadSetting(RungsError, ValueError):
-    """An environment variable holds a value rungs cannot use; the message names it and what it accepts."""
+    """A setting (an environment variable, a header) holds a value rungs cannot use; the message names it."""
 
 
 class NotInCheckout(RungsError, FileNotFoundError):
@@ -57,37 +58,31 @@ def setting_text(name: str, default: str | None = None) -> str | None:
     return _raw(name) or default
 
 
+def read_number(raw: str, name: str, *, low: float, high: float, whole: bool = False) -> float:
+    """The one checker of a number written as text — an environment variable, a header: finite, within
+    [low, high] (``whole``: an integer), else ``BadSetting`` naming it and what it accepts."""
+    span = f"{low:,.10g} to {high:,.10g}"
+    try:
+        value = int(raw.strip()) if whole else float(raw)
+    except (ValueError, TypeError, AttributeError):
+        raise BadSetting(f"{name}={str(raw)[:40]!r} is not a {'whole ' if whole else ''}number: "
+                         f"set it to a number from {span}, or unset it") from None
+    # « nan » and « inf » parse as floats: a grace of nan seconds would never end.
+    if not math.isfinite(value) or not low <= value <= high:
+        raise BadSetting(f"{name}={str(raw)[:40]!r} is out of range: set it to a number from {span}, or unset it")
+    return value
+
+
 def setting_number(name: str, default: float, *, low: float = 0.0, high: float = 1e9) -> float:
     """A variable read as a finite number within [low, high]; unset or blank gives ``default``."""
     raw = _raw(name)
-    if raw is None:
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        raise BadSetting(f"{name}={raw[:40]!r} is not a number: set it to a number from {low:g} to {high:g}, "
-                         "or unset it") from None
-    # « nan » and « inf » parse as floats: a grace of nan seconds would never end.
-    if not math.isfinite(value) or not low <= value <= high:
-        raise BadSetting(f"{name}={raw[:40]!r} is out of range: set it to a number from {low:g} to {high:g}, "
-                         "or unset it")
-    return value
+    return default if raw is None else read_number(raw, name, low=low, high=high)
 
 
 def setting_int(name: str, default: int, *, low: int = 1, high: int = 1024) -> int:
     """A variable read as a whole number within [low, high] (« two » and « 1.5 » are refused by name)."""
     raw = _raw(name)
-    if raw is None:
-        return default
-    try:
-        value = int(raw.strip())
-    except ValueError:
-        raise BadSetting(f"{name}={raw[:40]!r} is not a whole number: set it to a number from {low} to {high}, "
-                         "or unset it") from None
-    if not low <= value <= high:
-        raise BadSetting(f"{name}={raw[:40]!r} is out of range: set it to a number from {low} to {high}, "
-                         "or unset it")
-    return value
+    return default if raw is None else int(read_number(raw, name, low=low, high=high, whole=True))
 
 
 def cache_home() -> Path:

@@ -4,6 +4,7 @@ Rooms, one concept each:
 
 - ``contract``   the one signature every client keeps (``ChatModel``), ``ChatResult``, every error by name
 - ``client``     ``Client``: any OpenAI-compatible endpoint, spoken to with the ``openai`` SDK
+- ``responses``  what an endpoint sent, read field by field (``BadResponse`` naming the field)
 - ``scripted``   ``ScriptedClient``: the teaching prop that replays replies written by hand
 - ``bundle``     the bundled model file (22 packages, sha256 checked) and the llama.cpp build
 - ``processes``  pids, ports, locks and state files, handled carefully

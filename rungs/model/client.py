@@ -11,6 +11,10 @@ llama.cpp's ``{"type": "json_object", "schema": …}``, then plain JSON mode,
 then none — each step taken only when the endpoint refuses the one before, the
 answer remembered per endpoint and said in ``ChatResult.notes``. Retries are
 bounded; an error that asking again will not fix is ``ModelRefused`` at once.
+Every body the endpoint sends is read field by field (``rungs.model.responses``)
+before it is used, and every message and note goes through the one redaction
+(``rungs.core.secrets``): the key is never shown, even when the endpoint
+echoes it back.
 
 What it costs: reading the prompt dominates: a 4-passage N3 prompt (~800
 tokens) takes ~20 s on one thread of a 2-core laptop with the portable build,
@@ -24,6 +28,7 @@ import time
 
 from ..core import paths, secrets
 from ..core.errors import check_int, check_number
+from .responses import completion, decode, model_ids, piece, retry_after
 from .bundle import LOCAL_MODEL_NAME
 from .contract import (BadResponse, ChatModel, ChatResult, ModelError, ModelRefused, ModelServerCrashed,
                        ModelTimeout, ModelUnavailable, _refuse_empty, estimate_tokens)
@@ -66,6 +71,10 @@ class Client(ChatModel):
         if not self.model:
             raise paths.BadSetting("OPENAI_BASE_URL is set but no model is named: set RUNGS_MODEL to the name "
                                    "the endpoint serves (e.g. export RUNGS_MODEL=gpt-4o-mini)")
+        if not self.local and not str(self._base_url).lower().startswith(("http://", "https://")):
+            raise paths.BadSetting(f"OPENAI_BASE_URL={secrets.endpoint(str(self._base_url))[:80]!r} is not a web "
+                                   "address: write it whole, starting with http:// or https:// "
+                                   "(e.g. http://localhost:8000/v1)")
         # Checked at the door: a negative retry count or a NaN timeout would fail deep inside a call.
         self.timeout = check_number(timeout, "timeout", low=0.0, high=3600.0, low_open=True)
         self.retries = check_int(retries, "retries", low=0, high=10)
@@ -99,7 +108,19 @@ class Client(ChatModel):
 
     def models(self) -> list[str]:
         """The catalogue: which models this endpoint serves."""
-        return sorted(m.id for m in self._call(lambda sdk: sdk.models.list(), notes=[]).data)
+        raw = self._call(lambda sdk: sdk.models.with_raw_response.list(), notes=[])
+        return self._read(lambda: model_ids(decode(raw.text, self._where()), self._where()))
+
+    def _hide(self, text: str) -> str:
+        """A message or a note as it may be shown: every secret out, this client's own key included."""
+        return secrets.redact(text, None if self._api_key == "not-needed-locally" else self._api_key)
+
+    def _read(self, read):
+        """Run a reader of the endpoint's body; its refusal is shown with every secret out."""
+        try:
+            return read()
+        except BadResponse as err:
+            raise BadResponse(self._hide(str(err))) from None
 
     def _crash_or_none(self, when: str) -> ModelServerCrashed | None:
         """For the local server: if it died under us, the named error (signal, log, fix)."""
@@ -110,7 +131,6 @@ class Client(ChatModel):
         return _crashed(record, when) if record and not record.get("stopped") else None
 
     def _call(self, fn, notes, *, probing: bool = False):
-        import httpx
         import openai
 
         for attempt in range(self.retries + 1):
@@ -118,15 +138,17 @@ class Client(ChatModel):
                 return fn(self._openai(notes))
             except (json.JSONDecodeError, openai.APIResponseValidationError):
                 # Not retried: a wrong URL (a web page instead of the API) stays wrong.
-                raise BadResponse(f"{self._where()} answered with something that is not an OpenAI-compatible "
-                                  "JSON response: is OPENAI_BASE_URL the API's root (usually ending in /v1)?") from None
+                raise BadResponse(f"{self._where()} sent something that is not an OpenAI-compatible "
+                                  "JSON response (not JSON): is OPENAI_BASE_URL the API's root (usually ending in "
+                                  "/v1)?") from None
             except openai.APITimeoutError:
                 failure = ModelTimeout(f"no answer from {self._where()} within {self.timeout:.0f} s "
                                        f"({attempt + 1} attempts); raise timeout= or use a smaller prompt")
                 reason = f"no answer within {self.timeout:.0f} s"
                 wait = self.backoff * 2 ** attempt
             except openai.APIConnectionError as err:
-                refused = isinstance(err.__cause__, httpx.ConnectError)
+                # By name: the SDK speaks httpx or, in its later versions, httpx2; both call it ConnectError.
+                refused = type(err.__cause__).__name__ == "ConnectError"
                 # Refused: the request never reached the local server, it was gone before: the next
                 # attempt starts a new one. Cut: it died on this request, and would on the same one again.
                 crashed = None if refused else self._crash_or_none("during the request")
@@ -141,16 +163,19 @@ class Client(ChatModel):
                     raise _Refused(err.status_code) from None
                 if err.status_code not in _RETRYABLE_STATUS:
                     # Asking again would get the same answer: say which, and what to check.
-                    raise ModelRefused(err.status_code, _refusal(self._where(), err)) from None
+                    raise ModelRefused(err.status_code, self._hide(_refusal(self._where(), err))) from None
                 failure = ModelUnavailable(f"{self._where()} answered HTTP {err.status_code} "
                                            f"{attempt + 1} times; try again later")
                 reason = f"HTTP {err.status_code}"
-                wait = _retry_after(err) or self.backoff * 2 ** attempt
+                asked, refused_wait = retry_after(_header(err, "retry-after"))
+                wait = self.backoff * 2 ** attempt if asked is None else asked
+                if refused_wait:
+                    reason += f" ({refused_wait}: waited {min(wait, 30.0):.1f} s instead)"
             if attempt < self.retries:
-                notes.append(f"{reason} on attempt {attempt + 1} ({failure.__class__.__name__}); "
-                             f"retried after {wait:.1f} s")
+                notes.append(self._hide(f"{reason} on attempt {attempt + 1} ({failure.__class__.__name__}); "
+                                        f"retried after {min(wait, 30.0):.1f} s"))
                 time.sleep(min(wait, 30.0))
-        raise failure
+        raise type(failure)(self._hide(str(failure)))
 
     def _where(self) -> str:
         # Said in messages and notes: a key written inside the URL is never shown.
@@ -170,7 +195,8 @@ class Client(ChatModel):
                 request["response_format"] = fmt
             probing = form != known and form != "none"
             try:
-                response = self._call(lambda sdk: sdk.chat.completions.create(**request), notes, probing=probing)
+                response = self._call(lambda sdk: sdk.chat.completions.with_raw_response.create(**request), notes,
+                                      probing=probing)
             except _Refused as r:
                 refused.append(f"{form} (HTTP {r.status})")
                 continue
@@ -185,8 +211,8 @@ class Client(ChatModel):
             if form != known:
                 _ACCEPTED[(endpoint, self.model)] = form
                 said = f"refused {', '.join(refused)}; " if refused else ""
-                notes.append(f"structured output: {self._where()} {said}accepted {form} "
-                             "(remembered for this endpoint)")
+                notes.append(self._hide(f"structured output: {self._where()} {said}accepted {form} "
+                                        "(remembered for this endpoint)"))
             if form == "json_object":
                 notes.append("structured output: JSON mode without the schema: the shape is checked only "
                              "when the reply is decoded")
@@ -206,48 +232,75 @@ class Client(ChatModel):
             request.update(logprobs=True, top_logprobs=int(logprobs))
         start = time.perf_counter()
         if json_schema is not None:
-            response = self._structured(request, json_schema, notes)
+            raw = self._structured(request, json_schema, notes)
         else:
-            response = self._call(lambda sdk: sdk.chat.completions.create(**request), notes)
+            raw = self._call(lambda sdk: sdk.chat.completions.with_raw_response.create(**request), notes)
         latency = time.perf_counter() - start
-        choice = response.choices[0]
-        text = choice.message.content or ""
-        finish = choice.finish_reason or "unknown"
-        _refuse_empty(text, finish, max_tokens)
-        usage = response.usage
-        return ChatResult(text=text, model=response.model or self.model,
-                          input_tokens=getattr(usage, "prompt_tokens", 0) or 0,
-                          output_tokens=getattr(usage, "completion_tokens", 0) or 0,
-                          finish_reason=finish, latency=latency,
-                          logprobs=_logprobs(choice) if logprobs else None, notes=notes)
+        got = self._read(lambda: completion(decode(raw.text, self._where()), self._where()))
+        _refuse_empty(got["text"], got["finish"], max_tokens)
+        return ChatResult(text=got["text"], model=got["model"] or self.model, input_tokens=got["input_tokens"],
+                          output_tokens=got["output_tokens"], finish_reason=got["finish"], latency=latency,
+                          logprobs=got["logprobs"] if logprobs else None, notes=notes)
 
     def stream(self, messages: list[dict], *, temperature: float = 0.0, max_tokens: int = 512, seed: int = 0):
         """Yield the completion's text as it is produced; afterwards ``last_usage`` holds (tokens in, out).
 
         A stream that breaks is named like a call that fails: ``ModelServerCrashed`` if
-        the local server died under it, ``ModelUnavailable`` otherwise.
+        the local server died under it, ``ModelUnavailable`` otherwise — and so is one that
+        merely stops before the endpoint said it had finished (a cut answer is not an answer).
+        A line that cannot be read is ``BadResponse``.
         """
-        import httpx
-        import openai
-
         self.last_notes: list[str] = []
         request = {"model": self.model, "messages": messages, "temperature": temperature,
                    "max_tokens": max_tokens, "seed": seed, "stream": True}
-        chunks = self._call(lambda sdk: sdk.chat.completions.create(**request), notes=self.last_notes)
-        produced = 0
+        raw = self._call(lambda sdk: sdk.chat.completions.with_raw_response.create(**request), notes=self.last_notes)
+        produced, finished = 0, False
         try:
-            for chunk in chunks:
-                if chunk.choices and chunk.choices[0].delta and chunk.choices[0].delta.content:
+            for text, done in self._pieces(raw.http_response):
+                finished = finished or done
+                if text:
                     produced += 1
-                    yield chunk.choices[0].delta.content
-        except (httpx.HTTPError, openai.APIError) as err:
+                    yield text
+        except BadResponse as err:
+            raise BadResponse(self._hide(f"{err} (in the stream, after {produced} pieces)")) from None
+        except Exception as err:  # noqa: BLE001 - httpx or httpx2, whichever the SDK speaks
+            if not _transport(err):
+                raise
             crashed = self._crash_or_none(f"while streaming (after {produced} pieces)")
             if crashed:
                 raise crashed from None
-            raise ModelUnavailable(f"the stream from {self._where()} broke after {produced} pieces "
-                                   f"({type(err).__name__}); ask again") from None
+            raise ModelUnavailable(self._hide(f"the stream from {self._where()} broke after {produced} pieces "
+                                              f"({type(err).__name__}); ask again")) from None
+        finally:
+            raw.http_response.close()
+        if not finished:
+            crashed = self._crash_or_none(f"while streaming (after {produced} pieces)")
+            if crashed:
+                raise crashed
+            raise ModelUnavailable(self._hide(f"the stream from {self._where()} was cut after {produced} pieces: it "
+                                              "ended without saying the answer was finished (no finish_reason, no "
+                                              "[DONE]); what came is not the whole answer: ask again"))
         # Streamed responses carry no usage here: the input is estimated, the output counted.
         self.last_usage = (estimate_tokens(messages), produced)
+
+    def _pieces(self, http):
+        """(text, finished) for each event of a server-sent event stream — or, from an endpoint that
+        ignored ``stream``, the one whole completion it sent instead."""
+        where = self._where()
+        if "text/event-stream" not in http.headers.get("content-type", ""):
+            http.read()
+            whole = completion(decode(http.text, where), where)
+            yield whole["text"], True
+            return
+        for line in http.iter_lines():
+            if not line.startswith("data:"):
+                continue  # blank lines, comments (« : ping »), event names: the format's own
+            data = line[5:].strip()
+            if data == "[DONE]":
+                yield "", True
+                return
+            text, finish = piece(decode(data, where, "stream line"), where)
+            yield text, finish is not None
 
 
 def _refusal(where: str, err) -> str:
@@ -264,19 +317,17 @@ def _refusal(where: str, err) -> str:
     return f"{where} refused the request: HTTP {err.status_code} ({str(said)[:200]}); {hint}"
 
 
-def _retry_after(err) -> float | None:
+def _header(err, name: str) -> str | None:
     try:
-        return float(err.response.headers.get("retry-after"))
-    except (TypeError, ValueError, AttributeError):
+        return err.response.headers.get(name)
+    except AttributeError:
         return None
 
 
-def _logprobs(choice) -> list | None:
-    content = getattr(choice.logprobs, "content", None) if choice.logprobs else None
-    if not content:
-        return None
-    return [{"token": t.token, "logprob": t.logprob,
-             "top": {alt.token: alt.logprob for alt in (t.top_logprobs or [])}} for t in content]
+def _transport(err: BaseException) -> bool:
+    """A failure of the connection itself (httpx's, or httpx2's in later SDKs), not of our code."""
+    return any(c.__module__.split(".")[0] in ("httpx", "httpx2", "httpcore", "httpcore2")
+               for c in type(err).__mro__)
 
 
 _DEFAULT: Client | None = None

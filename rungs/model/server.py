@@ -27,12 +27,21 @@ from pathlib import Path
 from ..core import paths
 from .bundle import _build_id, prepare
 from .contract import ModelTimeout, ModelUnavailable
-from .processes import _alive, _child_env, _FileLock, _log_tail, _Paths, _port_open, _proc_start, _read_json
+from .processes import (RUNGS_MODULES, _alive, _child_env, _FileLock, _log_tail, _Paths, _port_open, _proc_start,
+                        is_supervisor, ours, private_dir, private_open, read_exit, read_state)
 from .supervisor import _crashed, _how_it_ended
 
 
 GRACE_DEFAULT = 60.0   # a kernel restart takes seconds: the next kernel finds the server still there
 IDLE_DEFAULT = 1800.0  # half an hour without a call: 3 GB handed back; the next call waits ~2 s
+
+
+def timers() -> tuple[float, float]:
+    """(grace, idle) from RUNGS_SERVER_GRACE and RUNGS_SERVER_IDLE: finite, in range, or ``BadSetting``."""
+    return (paths.setting_number("RUNGS_SERVER_GRACE", GRACE_DEFAULT, high=86_400),
+            paths.setting_number("RUNGS_SERVER_IDLE", IDLE_DEFAULT, high=30 * 86_400))
+
+
 def server_key(model: Path, threads: int, n_ctx: int) -> str:
     """The identity of a server: two kernels share one only if all of these agree."""
     model = Path(model).resolve()
@@ -87,13 +96,14 @@ class LocalServer:
         return self.paths.users / str(os.getpid())
 
     def _healthy(self, state: dict | None) -> bool:
-        return bool(state and state.get("status") == "ready" and _alive(state.get("supervisor"))
-                    and _alive(state.get("pid")) and _port_open(state.get("port")))
+        # Ours, proved (the supervisor's token, its child, its port), not merely « some pid is alive ».
+        return bool(state and state.get("status") == "ready" and ours(state) and _port_open(state.get("port")))
 
     def _register(self) -> None:
-        self.paths.users.mkdir(parents=True, exist_ok=True)
+        private_dir(self.paths.users)
         if _REGISTERED.get(self.users_file) != os.getpid() or not self.users_file.exists():
-            self.users_file.write_text(_proc_start(os.getpid()) or "")
+            with private_open(self.users_file, "w") as f:
+                f.write(_proc_start(os.getpid()) or "")
             _REGISTERED[self.users_file] = os.getpid()
         else:
             os.utime(self.users_file)  # « used just now »: what the idle clock reads
@@ -115,19 +125,20 @@ class LocalServer:
                 raise ModelTimeout(f"another process has been starting the local model server for more than "
                                    f"{self.start_timeout:.0f} s (lock {self.paths.lock})")
             try:
-                state = _read_json(self.paths.state)
+                state = read_state(self.paths.state)
                 if self._healthy(state):
                     self._adopt(state)
                     self._register()
                 else:
-                    if state and not _alive(state.get("supervisor")):
-                        self.paths.state.unlink(missing_ok=True)  # left by a supervisor that was killed
+                    if not (state and is_supervisor(state["supervisor"], state["token"], state.get("supervisor_start"))):
+                        # Damaged, or left by a supervisor that was killed (its pid maybe someone else's now).
+                        self.paths.state.unlink(missing_ok=True)
                     self._adopt(self._spawn())
                     _REGISTERED[self.users_file] = os.getpid()  # the supervisor wrote our users file
             finally:
                 lock.release()
             if previous and previous != self.pid and notes is not None:
-                record = _read_json(self.paths.exit) or {}
+                record = read_exit(self.paths.exit) or {}
                 how = _how_it_ended(record) if record.get("pid") == previous else "had stopped"
                 notes.append(f"the local model server (pid {previous}) {how}; now using a new one "
                              f"(pid {self.pid}, port {self.port})")
@@ -135,23 +146,23 @@ class LocalServer:
 
     def _spawn(self) -> dict:
         token = uuid.uuid4().hex
-        self.paths.dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+        private_dir(self.paths.dir)
+        grace, idle = timers()
         cmd = [sys.executable, "-m", "rungs.model", "supervise", "--dir", str(self.paths.dir), "--key", self.key,
                "--token", token, "--user", f"{os.getpid()}:{_proc_start(os.getpid()) or ''}",
-               "--grace", str(paths.setting_number("RUNGS_SERVER_GRACE", GRACE_DEFAULT, high=86_400)),
-               "--idle", str(paths.setting_number("RUNGS_SERVER_IDLE", IDLE_DEFAULT, high=30 * 86_400)),
+               "--grace", str(grace), "--idle", str(idle),
                "--model", str(self.model), "--threads", str(self.threads), "--n-ctx", str(self.n_ctx),
                "--start-timeout", str(self.start_timeout)]
-        with open(self.paths.supervisor_log, "ab") as log:
+        with private_open(self.paths.supervisor_log, "ab") as log:
             # Its own session: a Ctrl-C in the terminal that started the kernel does not reach it.
             subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                              start_new_session=True, env=_child_env()).wait(timeout=60)
         began = time.monotonic()
         while time.monotonic() - began < self.start_timeout:
-            state = _read_json(self.paths.state)
+            state = read_state(self.paths.state)
             if state and state.get("token") == token and state.get("status") == "ready":
                 return state
-            record = _read_json(self.paths.exit)
+            record = read_exit(self.paths.exit)
             if record and record.get("token") == token:
                 raise _crashed(record, "while starting")
             if state is None and time.monotonic() - began > 15:
@@ -159,8 +170,8 @@ class LocalServer:
                 raise ModelUnavailable(f"the local model server's supervisor did not start: {tail or 'no output'} "
                                        f"(log {self.paths.supervisor_log})")
             time.sleep(0.1)
-        state = _read_json(self.paths.state) or {}
-        if state.get("token") == token and _alive(state.get("supervisor")):
+        state = read_state(self.paths.state) or {}
+        if state.get("token") == token and is_supervisor(state["supervisor"], token, state.get("supervisor_start")):
             os.kill(state["supervisor"], signal.SIGTERM)
         raise ModelTimeout(f"the local model server did not answer within {self.start_timeout:.0f} s "
                            f"(log {self.paths.log})")
@@ -169,7 +180,7 @@ class LocalServer:
         """If the server we were using has died, how (waits for its supervisor to write it down); else None."""
         pid, deadline = self.pid, time.monotonic() + wait
         while True:
-            record = _read_json(self.paths.exit)
+            record = read_exit(self.paths.exit)
             if record and record.get("pid") == pid:
                 return record
             if _alive(pid) and _port_open(self.port):
@@ -193,8 +204,8 @@ _SERVERS_MUTEX = threading.Lock()
 
 def local_server(notes: list[str] | None = None) -> LocalServer:
     """The shared local server, started on first use by whichever kernel comes first."""
+    threads = paths.setting_int("RUNGS_LLM_THREADS", 1, low=1, high=256)  # refused before the model is touched
     model = prepare(quiet=True)
-    threads = paths.setting_int("RUNGS_LLM_THREADS", 1, low=1, high=256)
     with _SERVERS_MUTEX:
         key = (paths.servers(), server_key(model, threads, 4096))
         if key not in _SERVERS:
@@ -210,19 +221,18 @@ def running_servers(directory: Path | None = None) -> list[dict]:
     for path in sorted(directory.glob("llama-*.json")):
         if path.name.endswith(".exit.json"):
             continue
-        state = _read_json(path)
-        if not state or not _alive(state.get("supervisor")):
+        state = read_state(path)
+        # Listed only if its supervisor is ours (it holds the file's token): a stale file is nobody's server.
+        if not state or not is_supervisor(state["supervisor"], state["token"], state.get("supervisor_start")):
             continue
         users_dir = directory / f"{path.stem}.users"
         users = [int(f.name) for f in users_dir.glob("*") if f.name.isdigit() and _alive(int(f.name))]
-        last = max((f.stat().st_mtime for f in users_dir.glob("*")), default=state.get("started_at") or 0)
+        try:
+            last = max((f.stat().st_mtime for f in users_dir.glob("*")), default=state.get("started_at") or 0)
+        except OSError:  # a user leaving while we look
+            last = time.time()
         found.append({**state, "key": path.stem, "users": users, "idle_for": time.time() - last})
     return found
-
-
-#: The module names a rungs supervisor or server runs under: today's, and the one before the package had rooms
-#: (a server started by an older checkout must still be found, and stopped).
-_RUNGS_MODULES = {"rungs.model", "rungs.llm"}
 
 
 def _rungs_processes() -> list[dict]:
@@ -233,7 +243,7 @@ def _rungs_processes() -> list[dict]:
             argv = (proc / "cmdline").read_bytes().decode(errors="replace").split("\0")
         except OSError:
             continue
-        if _RUNGS_MODULES & set(argv) and ("supervise" in argv or "llama-server" in argv) and _alive(int(proc.name)):
+        if RUNGS_MODULES & set(argv) and ("supervise" in argv or "llama-server" in argv) and _alive(int(proc.name)):
             ppid = int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1])
             found.append({"pid": int(proc.name), "ppid": ppid, "role": "supervisor" if "supervise" in argv
                           else "llama-server", "argv": argv})
@@ -241,7 +251,11 @@ def _rungs_processes() -> list[dict]:
 
 
 def stop_servers(directory: Path | None = None, timeout: float = 20.0) -> list[int]:
-    """Stop every local server registered in ``directory`` now, whoever uses it; return the stopped pids."""
+    """Stop every local server registered in ``directory`` now, whoever uses it; return the stopped pids.
+
+    Only a supervisor proved ours is signalled (``running_servers`` lists no other): a state file whose pid
+    now belongs to an unrelated process sends that process nothing.
+    """
     stopped, waiting = [], []
     for state in running_servers(directory):
         try:

@@ -24,8 +24,9 @@ from pathlib import Path
 
 from .bundle import LOCAL_MODEL_NAME, _build_id, llama_build, rebuild_command
 from .contract import ModelServerCrashed
-from .processes import (_child_env, _FileLock, _free_port, _http_ready, _log_tail, _Paths, _read_json, _signal_name,
-                        _stop, _write_json, _alive)
+from ..core import paths as settings
+from .processes import (_alive, _child_env, _FileLock, _free_port, _http_ready, _log_tail, _Paths, _proc_start,
+                        _signal_name, _stop, _write_json, private_dir, private_open, read_state)
 
 
 def _llama_args(model: Path, *, host: str, port: int, threads: int, n_ctx: int, api_key: str | None = None) -> list[str]:
@@ -101,12 +102,17 @@ def _arguments(argv: list[str]):
     p = argparse.ArgumentParser(prog="python -m rungs.model supervise")
     for name in ("--dir", "--key", "--token", "--user", "--model"):
         p.add_argument(name, required=True)
-    p.add_argument("--grace", type=float, required=True)
-    p.add_argument("--idle", type=float, required=True)
-    p.add_argument("--threads", type=int, required=True)
-    p.add_argument("--n-ctx", type=int, required=True)
-    p.add_argument("--start-timeout", type=float, default=600.0)
-    return p.parse_args(argv)
+    for name in ("--grace", "--idle", "--threads", "--n-ctx"):
+        p.add_argument(name, required=True)
+    p.add_argument("--start-timeout", default="600")
+    a = p.parse_args(argv)
+    # The one checker, as for the variables they come from: a grace of nan would never end.
+    for name, high in (("grace", 86_400), ("idle", 30 * 86_400), ("start_timeout", 86_400)):
+        setattr(a, name, settings.read_number(getattr(a, name), f"--{name.replace('_', '-')}", low=0, high=high))
+    for name, high in (("threads", 256), ("n_ctx", 1 << 20)):
+        setattr(a, name, int(settings.read_number(getattr(a, name), f"--{name.replace('_', '-')}", low=1, high=high,
+                                                  whole=True)))
+    return a
 
 
 class Supervisor:
@@ -121,20 +127,23 @@ class Supervisor:
     def start(self) -> None:
         """Count the first user, start the server on a free port, write the state file (« starting »)."""
         a, paths = self.a, self.paths
-        paths.users.mkdir(parents=True, exist_ok=True)
+        private_dir(paths.users)
         pid, _, start = a.user.partition(":")
-        (paths.users / pid).write_text(start)
+        with private_open(paths.users / pid, "w") as f:
+            f.write(start)
         self.port = _free_port()
         cmd = [sys.executable, "-m", "rungs.model", "llama-server",
                *_llama_args(Path(a.model), host="127.0.0.1", port=self.port, threads=a.threads, n_ctx=a.n_ctx)]
         self.began = time.time()
-        with open(paths.log, "wb") as log:
+        with private_open(paths.log, "wb") as log:
             self.child = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                           env=_child_env())
+        # The start times let a client tell these processes from later ones given the same pids.
         self.state = {"status": "starting", "token": a.token, "supervisor": os.getpid(), "pid": self.child.pid,
                       "port": self.port, "model": a.model, "threads": a.threads, "n_ctx": a.n_ctx,
                       "python": sys.executable, "build": _build_id(), "grace": a.grace, "idle": a.idle,
-                      "started_at": self.began, "started_in": None}
+                      "started_at": self.began, "started_in": None, "supervisor_start": _proc_start(os.getpid()),
+                      "pid_start": _proc_start(self.child.pid)}
         _write_json(paths.state, self.state)
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, lambda s, _f: self.stop_reason.append(f"asked to stop ({signal.Signals(s).name})"))
@@ -148,7 +157,7 @@ class Supervisor:
                                       "model": self.a.model, "at": time.time()})
 
     def _drop_state(self) -> None:
-        if (_read_json(self.paths.state) or {}).get("token") == self.a.token:
+        if (read_state(self.paths.state) or {}).get("token") == self.a.token:
             self.paths.state.unlink(missing_ok=True)
 
     def finish(self, during: str, reason: str) -> int:
@@ -185,7 +194,7 @@ class Supervisor:
             try:
                 alive = f.name.isdigit() and _alive(int(f.name), f.read_text().strip() or None)
                 last_use = max(last_use, f.stat().st_mtime)
-            except OSError:
+            except (OSError, ValueError):  # gone while we looked, or not a file we wrote (not UTF-8)
                 continue
             if alive:
                 alive_users += 1

@@ -12,7 +12,9 @@ the bundled model's sha256, the encoder loading, one real completion of a few
 tokens (through the local server, or the endpoint ``OPENAI_BASE_URL`` names),
 JupyterLab, and that nothing needed the network: hub libraries are told to
 stay offline, and every connection the checks attempted is watched; one to
-anything but this machine (or your own endpoint) is a ✗.
+anything but this machine (or your own endpoint, by any of its addresses) is
+a ✗. Every line goes through the one redaction (``rungs.core.secrets``): no
+key is printed, even one written inside ``OPENAI_BASE_URL``.
 
 What it costs: 10–20 s on a 2-core laptop (hashing 1.1 GB, loading the encoder,
 starting the local model server if no kernel has); it changes nothing on disk.
@@ -26,12 +28,13 @@ import ipaddress
 import os
 import platform
 import shutil
+import socket
 import sys
 import time
 from pathlib import Path
 from urllib.parse import urlparse
 
-from ..core import paths
+from ..core import paths, secrets
 from ..model import bundle, server
 from ..model import client as model_client
 from ..model import contract
@@ -54,7 +57,8 @@ class Check:
 
     def line(self) -> str:
         out = f"{OK if self.ok else FAIL} {self.name:<11} {self.seconds:5.1f} s  {self.detail}"
-        return out + (f"\n    fix: {self.fix}" if not self.ok else "")
+        # Redacted last, on the whole line: whatever a check or an endpoint put in it, no key is shown.
+        return secrets.redact(out + (f"\n    fix: {self.fix}" if not self.ok else ""))
 
 
 # ---------------------------------------------------------------- watching the network
@@ -227,7 +231,7 @@ def check_completion(c: Check) -> None:
             local = server.local_server()
             where = f"local server (pid {local.pid}, started in {local.started_in:.1f} s)"
         else:
-            where = client._base_url
+            where = secrets.endpoint(client._base_url)
         c.detail = f"{result.output_tokens} token(s) from the {where}: {result.text.strip()[:20]!r}"
     except contract.ModelServerCrashed as err:
         c.fail(f"the server {'was killed by ' + err.signal if err.signal else f'exited ({err.returncode})'}: "
@@ -251,6 +255,18 @@ def check_jupyterlab(c: Check) -> None:
     c.detail = f"jupyterlab {metadata.version('jupyterlab')}"
 
 
+def _addresses(host: str | None) -> set[str]:
+    """The endpoint's name and every address it resolves to: the checks connect to an address, not a name."""
+    if not host:
+        return set()
+    found = {host}
+    try:
+        found |= {info[4][0] for info in socket.getaddrinfo(host, None)}
+    except (OSError, UnicodeError):
+        pass  # a name that no longer resolves: only the name itself is the endpoint's
+    return found
+
+
 def check_offline(c: Check, endpoint_host: str | None) -> None:
     """Last: what the other checks tried to reach while they ran."""
     if os.environ.get("HF_HUB_OFFLINE", "").lower() in ("0", "false", "no", "off"):
@@ -265,14 +281,15 @@ def check_offline(c: Check, endpoint_host: str | None) -> None:
             c.fail("huggingface_hub is not in offline mode", "export HF_HUB_OFFLINE=1 before starting Python")
             return
         hub += " (huggingface_hub: offline)"
-    away = sorted({h for h in _SEEN if not _is_local(h) and h != endpoint_host})
+    yours = _addresses(endpoint_host)
+    away = sorted({h for h in _SEEN if not _is_local(h) and h not in yours})
     if away:
         c.fail(f"the checks tried to connect to {', '.join(away)}",
                "export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1, and report which check did it")
         return
     local = sum(1 for h in _SEEN if _is_local(h))
     c.detail = f"{hub}; {local} connection(s), all to this machine" + \
-               (f", plus your endpoint {endpoint_host}" if endpoint_host in _SEEN else "")
+               (f", plus your endpoint {endpoint_host}" if yours & set(_SEEN) else "")
 
 
 CHECKS = [("python", check_python), ("disk", check_disk), ("memory", check_memory), ("cpu", check_cpu),
