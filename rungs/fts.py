@@ -18,7 +18,10 @@ OR, ``"all"`` is FTS5's implicit AND).
 
 Your database is yours: the index lives in a table of its own
 (``rungs_pages`` unless you name another), and ``FtsIndex`` refuses to touch
-a table of that name that it did not create.
+a table of that name that it did not create — and when it refuses, nothing in
+the database has changed, not even the small table where rungs notes what it
+made. A file that is not a SQLite database (your notes, an empty file) is
+refused before it is opened: SQLite would otherwise make it one.
 """
 
 from __future__ import annotations
@@ -58,6 +61,23 @@ class IndexClosed(RungsError, RuntimeError):
     """The index's database connection was closed."""
 
 
+def _not_a_file_of_yours(path) -> None:
+    """An existing file must already be a SQLite database: an empty file or your notes would become one."""
+    if str(path) == ":memory:" or str(path).startswith("file:") or not os.path.isfile(path):
+        return
+    try:
+        with open(path, "rb") as f:
+            head = f.read(16)
+    except OSError as err:
+        raise BadArgument(f"path {_short(str(path))} cannot be read ({err.strerror or err})") from None
+    if not head:
+        raise BadArgument(f"path {_short(str(path))} is an empty file, not a SQLite database: it was not touched; "
+                          "give a new file name, or a database of yours")
+    if head != b"SQLite format 3\x00":
+        raise BadArgument(f"path {_short(str(path))} is not a SQLite database: it was not touched; give a new file "
+                          "name, or a database of yours")
+
+
 def words(query: str) -> list[str]:
     """The query's words as N1 cuts them (lower case, accents folded, ligatures spelled out); punctuation is
     not a word. FTS5 stores its text through ``fts_text``, so these are the words it holds."""
@@ -95,6 +115,7 @@ class FtsIndex(Retriever):
             raise BadArgument(f"path must be ':memory:' or a database file's path, not {type(path).__name__}")
         documents = check_documents(documents)
         ids = [str(d["id"]) for d in documents]
+        _not_a_file_of_yours(path)
         try:
             db = sqlite3.connect(path)
         except sqlite3.Error as err:
@@ -115,12 +136,15 @@ class FtsIndex(Retriever):
                               "no table of yours was changed") from None
 
     def _claim(self, table: str) -> None:
-        """Drop the table only if rungs made it; a table of yours of the same name stops everything."""
+        """Drop the table only if rungs made it; a table of yours of the same name stops everything.
+
+        Everything is read before anything is written: a refusal leaves the database exactly as it was.
+        """
         db = self.db
-        db.execute(f"CREATE TABLE IF NOT EXISTS {OWNED} (name TEXT PRIMARY KEY)")
         # SQLite's names ignore case: « Rungs_Pages » is the same table as « rungs_pages ».
         found = db.execute("SELECT sql FROM sqlite_master WHERE lower(name) = lower(?)", (table,)).fetchone()
-        ours = db.execute(f"SELECT 1 FROM {OWNED} WHERE lower(name) = lower(?)", (table,)).fetchone()
+        bookkeeping = db.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (OWNED,)).fetchone()
+        ours = bookkeeping and db.execute(f"SELECT 1 FROM {OWNED} WHERE lower(name) = lower(?)", (table,)).fetchone()
         # Ours: recorded as created by rungs, and still the FTS5 table rungs creates (not one of yours
         # made later under the same name).
         if found and not (ours and _SCHEMA in (found[0] or "")):
@@ -134,6 +158,7 @@ class FtsIndex(Retriever):
                 db.close()
                 raise IndexConflict(f"the database already has a table named {taken[0]!r}, which FTS5 needs for "
                                     f"the index {table!r}; nothing was changed. Pass table='another_name'.")
+        db.execute(f"CREATE TABLE IF NOT EXISTS {OWNED} (name TEXT PRIMARY KEY)")  # checked: now it may write
         if found:
             db.execute(f'DROP TABLE "{table}"')
         db.execute(f"INSERT OR IGNORE INTO {OWNED}(name) VALUES (?)", (table,))

@@ -20,6 +20,10 @@ from pathlib import Path
 
 from ..core import paths
 from ..core.errors import RungsError
+from ..core.secrets import redact
+
+#: The largest --max-mb: past 100 GB, a « file » is a disk image, and the number no longer converts.
+MAX_MB = 100_000
 
 EXAMPLES_INDEX = """\
 what it costs: reading (PDFs are the slow part: pypdf reads a few to a hundred pages a second) and
@@ -172,8 +176,9 @@ def index(args) -> int:
     from ..yours.index import index_folder
 
     started = time.perf_counter()
-    if not args.max_mb > 0:
-        raise RungsError(f"--max-mb must be above 0, not {args.max_mb:g}")
+    if not 0 < args.max_mb <= MAX_MB:  # nan fails both comparisons: refused too
+        raise RungsError(f"--max-mb must be a number of megabytes above 0 and at most {MAX_MB:,}, "
+                         f"not {args.max_mb:g}")
     store = index_folder(args.folder, index=args.index, size=args.size, overlap=args.overlap,
                          vectors=not args.no_vectors, max_bytes=int(args.max_mb * 1e6), progress=True,
                          remember=True)
@@ -245,11 +250,18 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return COMMANDS[command](args)
     except RungsError as err:
-        print(f"error: {err}", file=sys.stderr)
+        print(f"error: {redact(' '.join(str(err).split()) if command == 'index' else err)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("interrupted: nothing half-done was kept (an index stays as it was before this run)", file=sys.stderr)
         return 1
     except OSError as err:
         print(f"error: {err.strerror or err}: {err.filename or ''}".rstrip(": "), file=sys.stderr)
+        return 1
+    except Exception as err:  # noqa: BLE001 - index promises one line, never a traceback, even for our own bug
+        if command != "index":
+            raise
+        said = redact(" ".join(str(err).split()))[:300]
+        print(f"error: indexing stopped on an unexpected error ({type(err).__name__}: {said}); the previous index "
+              "is as it was. Please report this line", file=sys.stderr)
         return 1

@@ -70,6 +70,7 @@ def index_folder(folder, *, index=None, size: int | None = None, overlap: int | 
     max_bytes = check_int(max_bytes, "max_bytes", low=1)
     batch = check_int(batch, "batch", low=1)
     check_bool(vectors, "vectors")
+    update.file_seconds()  # a setting that cannot be used is refused before anything is written
     path = Path(index) if index is not None else default_index_path(folder)
     store.check_target(path)  # before any folder is made or any byte written: a file of yours is never touched
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -164,7 +165,8 @@ class FolderIndex:
     # ------------------------------------------------------------ reading what the index holds
 
     def count(self) -> int:
-        return self.db.execute("SELECT count(*) FROM files").fetchone()[0]
+        with store.said(self.path):
+            return self.db.execute("SELECT count(*) FROM files").fetchone()[0]
 
     @property
     def vector_folder(self) -> Path:
@@ -172,10 +174,14 @@ class FolderIndex:
         return self.path.with_suffix(".vectors")
 
     def owns(self, path: Path) -> bool:
-        """Is ``path`` one of the index's own files (when ``--index`` put them inside the folder)?"""
+        """Is ``path`` one of the index's own files (when ``--index`` put them inside the folder)?
+
+        Its database and SQLite's files beside it (``-journal``, ``-wal``, ``-shm``), and the vector cache:
+        exactly those names — an index called ``index`` must not hide ``index.html`` or ``index.md``.
+        """
         path, db = path.resolve(), self.path.resolve()
-        return (path.parent == db.parent and path.name.startswith(db.name)) or \
-            path.is_relative_to(self.vector_folder.resolve())
+        return (path.parent == db.parent and path.name in {db.name + s for s in ("", "-journal", "-wal", "-shm")}) \
+            or path.is_relative_to(self.vector_folder.resolve())
 
     def cache(self, encoder):
         """This index's vector cache for ``encoder`` (one file per encoder, keyed by each passage's text)."""
@@ -189,8 +195,10 @@ class FolderIndex:
     def documents(self) -> list[dict]:
         """Every indexed document: ``id``, ``path``, ``title``, ``body``, ``format``, ``headings``, ``page_starts``."""
         out = []
-        for path, fmt, title, body, starts, headings in self.db.execute(
-                "SELECT path, format, title, body, page_starts, headings FROM files ORDER BY path"):
+        with store.said(self.path):
+            rows = self.db.execute("SELECT path, format, title, body, page_starts, headings FROM files "
+                                   "ORDER BY path").fetchall()
+        for path, fmt, title, body, starts, headings in rows:
             doc = {"id": path, "path": path, "format": fmt, "title": title, "body": body,
                    "headings": json.loads(headings or "[]")}
             if starts:
@@ -202,8 +210,10 @@ class FolderIndex:
         """Every passage, in document order: ``id`` (``path#n``), ``doc``, ``path``, ``position``, ``start``,
         ``page`` (PDF), ``title``, ``body``."""
         out = []
-        for pid, doc, position, start, page, title, body in self.db.execute(
-                "SELECT id, doc, position, start, page, title, body FROM passages ORDER BY doc, position"):
+        with store.said(self.path):
+            rows = self.db.execute("SELECT id, doc, position, start, page, title, body FROM passages "
+                                   "ORDER BY doc, position").fetchall()
+        for pid, doc, position, start, page, title, body in rows:
             p = {"id": pid, "doc": doc, "path": doc, "position": position, "start": start, "title": title,
                  "body": body}
             if page is not None:
@@ -213,7 +223,8 @@ class FolderIndex:
 
     def skipped(self) -> list[Skipped]:
         """The files that were not indexed at the last run, and why."""
-        return [Skipped(p, r) for p, r in self.db.execute("SELECT path, reason FROM skipped ORDER BY path")]
+        with store.said(self.path):
+            return [Skipped(p, r) for p, r in self.db.execute("SELECT path, reason FROM skipped ORDER BY path")]
 
     # ------------------------------------------------------------ bringing it up to date
 
@@ -252,7 +263,8 @@ class FolderIndex:
         import time
 
         report.documents = self.count()
-        report.passages = self.db.execute("SELECT count(*) FROM passages").fetchone()[0]
+        with store.said(self.path):
+            report.passages = self.db.execute("SELECT count(*) FROM passages").fetchone()[0]
         if cache is not None:
             self._prune(cache)
             report.encoded = cache.encoded - encoded_before
@@ -301,10 +313,17 @@ class FolderIndex:
                     **{"match": YOUR_DOCUMENTS["match"], **(keyword_knobs or {})})
                 inner = Hybrid({"keyword": keyword, "vector": vector}, method=YOUR_DOCUMENTS["method"],
                                k=YOUR_DOCUMENTS["k"], leg_weights=YOUR_DOCUMENTS["leg_weights"])
-        on_disk = rung == "fts" and (size, overlap) == (self.size, self.overlap)
-        refresh = (lambda: (self._passages_at(size, overlap), self._titles())) if on_disk else None
-        retriever = PassageRetriever(inner, passages, titles=self._titles(), refresh=refresh)
+        if rung == "fts" and (size, overlap) == (self.size, self.overlap):
+            retriever = _OnDisk(inner, self, passages)
+        else:
+            retriever = PassageRetriever(inner, passages, titles=self._titles())
         return retriever.with_knobs(**knobs) if knobs else retriever
+
+    def _stamp(self) -> str | None:
+        """When the index was last updated, by any run: what tells a retriever that its passages changed."""
+        with store.said(self.path):
+            row = self.db.execute("SELECT value FROM meta WHERE key = 'updated'").fetchone()
+        return row[0] if row else None
 
     def _once(self, key, build):
         if key not in self._built:
@@ -340,6 +359,25 @@ class FolderIndex:
 
     def close(self) -> None:
         self.db.close()
+
+
+class _OnDisk(PassageRetriever):
+    """The FTS5 table on disk, rolled up to documents: FTS5 reads the table an update rewrites, so the
+    passages' text and titles are read again whenever the index was updated since (by this kernel or
+    another) — a hit never carries the text its passage had before the update."""
+
+    def __init__(self, inner, index: "FolderIndex", passages: list[dict]):
+        self._index, self._seen = index, index._stamp()
+        super().__init__(inner, passages, titles=index._titles())
+
+    def _search(self, query, limit, knobs):
+        stamp = self._index._stamp()
+        if stamp != self._seen:
+            with store.said(self._index.path):
+                titles = dict(self._index.db.execute("SELECT path, title FROM files"))
+            self._know(self._index.passages(), titles)
+            self._seen = stamp
+        return super()._search(query, limit, knobs)
 
 
 def _default_encoder():

@@ -19,6 +19,7 @@ Cost: one header read and one connection.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 from pathlib import Path
@@ -134,6 +135,12 @@ def _ours_to_create(path: Path) -> bool:
 
 def check_target(path: Path) -> bool:
     """True if ``path`` is a rungs index, False if nothing is there yet; ``NotAnIndex`` for anything else."""
+    for parent in path.parents:  # a file where a folder of the path should be (FOLDER/.rungs, yours)
+        if parent.exists():
+            if not parent.is_dir():
+                raise NotAnIndex(f"{parent} is a file, where the index needs a folder: it was not touched. "
+                                 "Give --index another path (for example notes.rungs.sqlite beside it)")
+            break
     if not path.exists():
         return False
     if path.is_dir():
@@ -178,11 +185,24 @@ def connect(path: Path, *, create: bool) -> sqlite3.Connection:
     return db
 
 
-def read_meta(db: sqlite3.Connection, path: Path) -> dict:
+@contextlib.contextmanager
+def said(path: Path):
+    """Inside: a SQLite error on the index becomes its sentence (locked, read-only, damaged)."""
     try:
-        return dict(db.execute("SELECT key, value FROM meta").fetchall())
+        yield
     except sqlite3.Error as err:
         raise _said(err, path) from None
+
+
+def read_meta(db: sqlite3.Connection, path: Path) -> dict:
+    with said(path):
+        meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
+    for key in ("size", "overlap"):  # written by rungs as numbers: anything else is damage
+        if key in meta and not str(meta[key]).isdigit():
+            raise IndexDamaged(f"{path} is a rungs index, but its file is damaged (meta {key} is {meta[key]!r}). "
+                               f"It holds nothing that rungs cannot rebuild from your files: remove that one file "
+                               f"(rm {path}) and index again")
+    return meta
 
 
 def write_meta(db: sqlite3.Connection, *, size: int, overlap: int, folder: Path) -> None:

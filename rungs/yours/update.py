@@ -5,9 +5,10 @@ walks the folder and decides, for each file, what to do — nothing (same size
 and modification time), skip it again (it could not be read before and has not
 changed), or read it. ``apply`` reads each file on its own: anything at all
 that goes wrong with one file — an exception from a reader, a file over the
-size limit, one that takes longer than ``FILE_SECONDS`` — makes it « not
-indexed » with its name and the reason, inside a savepoint, and every other
-file is indexed. A file whose content hash is unchanged is not parsed again;
+size limit, one that takes longer than ``FILE_SECONDS`` (``RUNGS_FILE_SECONDS``)
+— makes it « not indexed » with its name and the reason, inside a savepoint,
+and every other file is indexed. A failure of the index itself (locked,
+read-only, damaged) is not one file's: it stops the run with its sentence. A file whose content hash is unchanged is not parsed again;
 only passages whose text changed are encoded again.
 
 The whole run is one transaction: interrupted (Ctrl-C, the machine killed),
@@ -22,9 +23,11 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import signal
+import sqlite3
 import threading
 from pathlib import Path
 
+from ..core import paths
 from ..core.documents import passage_text
 from ..core.errors import RungsError
 from ..passages import split
@@ -35,6 +38,11 @@ from .walk import Skipped, Walk
 
 #: The longest one file may take to read: past it, the file is « not indexed » and the run goes on.
 FILE_SECONDS = 120.0
+
+
+def file_seconds() -> float:
+    """The per-file budget: ``RUNGS_FILE_SECONDS`` (a slow machine may want more), else ``FILE_SECONDS``."""
+    return paths.setting_number("RUNGS_FILE_SECONDS", FILE_SECONDS, low=0.01, high=86_400)
 
 
 class TookTooLong(RungsError, TimeoutError):
@@ -74,8 +82,9 @@ def reason(err: BaseException) -> str:
 class Update:
     """One run over the folder: what is known, what is seen, what is pending encoding, and the report."""
 
-    def __init__(self, index, *, size: int, overlap: int, cache, max_bytes: int, batch: int, bars):
-        self.index, self.db, self.size, self.overlap = index, index.db, size, overlap
+    def __init__(self, index, *, size: int, overlap: int, cache, max_bytes: int, batch: int, bars,
+                 seconds: float = FILE_SECONDS):
+        self.index, self.db, self.size, self.overlap, self.seconds = index, index.db, size, overlap, seconds
         self.cache, self.max_bytes, self.batch, self.bars = cache, max_bytes, batch, bars
         self.report = IndexReport()
         self.known = {p: (s, m, h) for p, s, m, h in self.db.execute("SELECT path, size, mtime_ns, sha256 FROM files")}
@@ -116,6 +125,8 @@ class Update:
             self.db.execute("SAVEPOINT one_file")  # what one file writes is undone if that file fails
             try:
                 self.read(entry)
+            except sqlite3.Error:
+                raise  # the index itself failed (locked, full, damaged): that is the run's, not this file's
             except Exception as err:  # noqa: BLE001 - one bad file is one line in the report, never a failed run
                 self.db.execute("ROLLBACK TO one_file")
                 self.skip(entry.rel, entry.stat, None, reason(err))
@@ -125,7 +136,7 @@ class Update:
         rel, stat = entry.rel, entry.stat
         kind = file_format(entry.path)
         _check_size(stat.st_size, self.max_bytes)
-        with budget(FILE_SECONDS):
+        with budget(self.seconds):
             data = entry.path.read_bytes()
             digest = hashlib.sha256(data).hexdigest()
             if self.unchanged_content(rel, stat, digest):
@@ -183,23 +194,32 @@ class Update:
 
 
 def run(index, *, size: int, overlap: int, rebuilt: str, cache, max_bytes: int, batch: int, bars) -> IndexReport:
-    """Scan the folder and apply what changed, in one transaction; returns the report (its counts not yet final)."""
+    """Scan the folder and apply what changed, in one transaction; returns the report (its counts not yet final).
+
+    A SQLite error on the index itself (another run holds it, it cannot be written, it is damaged) stops
+    the run with its sentence (``rungs.yours.store``); the previous index stays as it was.
+    """
+    seconds = file_seconds()  # a budget that is no budget is refused before the run begins
     walk = Walk(index.folder)
     found = list(walk)  # walked first: the bars know their total, and can show the time left
     bars["reading"].reset(total=len(found))
-    index.db.execute("BEGIN IMMEDIATE")  # one run, one transaction: interrupted, the previous index stays whole
+    with store.said(index.path):
+        index.db.execute("BEGIN IMMEDIATE")  # one run, one transaction: interrupted, the previous index stays whole
     try:
-        update = Update(index, size=size, overlap=overlap, cache=cache, max_bytes=max_bytes, batch=batch, bars=bars)
-        update.report.rebuilt = rebuilt
-        for action, entry in update.scan(found):
-            update.apply(action, entry)
-            bars["reading"].update(1)
-        update.forget_gone(walk.unreadable)
-        update.encode()
-        store.write_meta(index.db, size=size, overlap=overlap, folder=Path(index.folder).resolve())
-        index.db.execute("COMMIT")
+        with store.said(index.path):
+            update = Update(index, size=size, overlap=overlap, cache=cache, max_bytes=max_bytes, batch=batch,
+                            bars=bars, seconds=seconds)
+            update.report.rebuilt = rebuilt
+            for action, entry in update.scan(found):
+                update.apply(action, entry)
+                bars["reading"].update(1)
+            update.forget_gone(walk.unreadable)
+            update.encode()
+            store.write_meta(index.db, size=size, overlap=overlap, folder=Path(index.folder).resolve())
+            index.db.execute("COMMIT")
     except BaseException:
-        index.db.execute("ROLLBACK")  # Ctrl-C included: what was committed before this run is what stays
+        with contextlib.suppress(sqlite3.Error):  # a damaged file may refuse even this: the run's error is the news
+            index.db.execute("ROLLBACK")  # Ctrl-C included: what was committed before this run is what stays
         raise
     finally:
         if cache is not None:
