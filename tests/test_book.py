@@ -214,3 +214,62 @@ def test_prev_and_next_follow_the_ladder(built):
         links = re.findall(r'href="([^"]+)"', nav)
         expected = ([order[i - 1]] if i else []) + ["index.html"] + ([order[i + 1]] if i + 1 < len(order) else [])
         assert links == expected, (name, links)
+
+
+def _small_collection(folder: Path, *names: str) -> Path:
+    import nbformat
+
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in names:
+        nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(f"# {name}\n\nUn texte."),
+                                             nbformat.v4.new_code_cell("1 + 1")])
+        nbformat.write(nb, folder / name)
+    return folder
+
+
+def test_every_name_written_into_the_html_is_escaped(tmp_path):
+    from html.parser import HTMLParser
+    from urllib.parse import unquote
+
+    hostile = '10_a"b<c>&d \'e.ipynb'
+    source = _small_collection(tmp_path / "nb", "00_fts.ipynb", hostile)
+    out = tmp_path / "book"
+    book.build(out, source)
+
+    class Links(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.hrefs = []
+
+        def handle_starttag(self, tag, attrs):
+            self.hrefs += [v for k, v in attrs if tag == "a" and k == "href"]
+
+    for page in ("index.html", "00_fts.html"):
+        text = (out / page).read_text(encoding="utf-8")
+        assert 'a"b<c>' not in text, page  # the raw name would close the attribute and open a tag
+        links = Links()
+        links.feed(text)
+        pages = [unquote(h) for h in links.hrefs if h.endswith(".html") and h != "index.html"]
+        assert pages and all((out / p).is_file() for p in pages), (page, pages)
+
+
+def test_a_book_built_into_a_file_is_one_line_and_the_file_is_kept(tmp_path, capsys):
+    source = _small_collection(tmp_path / "nb", "00_fts.ipynb")
+    target = tmp_path / "book.html"
+    target.write_text("mine")
+    assert book.main(["build", str(target), "--notebooks", str(source)]) == 1
+    err = capsys.readouterr().err
+    assert "book.html is a file" in err and len(err.strip().splitlines()) == 1
+    assert target.read_text() == "mine"
+
+
+@pytest.mark.parametrize("content", ["{ not json", "[1, 2]", "[" * 100_000, '{"cells": 5, "nbformat": 4}',
+                                     '{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [{"cell_type": 7}]}'])
+def test_a_broken_notebook_is_named_and_nothing_is_written(tmp_path, capsys, content):
+    source = _small_collection(tmp_path / "nb", "00_fts.ipynb")
+    (source / "03_rag.ipynb").write_text(content, encoding="utf-8")
+    out = tmp_path / "book"
+    assert book.main(["build", str(out), "--notebooks", str(source)]) == 1
+    err = capsys.readouterr().err
+    assert "03_rag.ipynb" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert not out.exists()

@@ -155,3 +155,71 @@ def test_help(capsys):
     assert exit_.value.code == 0
     out = capsys.readouterr().out
     assert "--reset NOTEBOOK" in out and "never overwritten" in out and "handbook" in out
+
+
+@pytest.mark.parametrize("manifest", [b"[]", b"\xff\xfe not utf-8", b"[" * 100_000, b'{"files": [], "beside": 5}',
+                                      b'{"files": {"00_first.ipynb": 5}}', b'"just text"', b"null"])
+def test_a_damaged_manifest_keeps_every_file_and_says_nothing_raw(source, tmp_path, capsys, manifest):
+    ws = tmp_path / "ws"
+    workshop.main([str(ws), "--source", str(source)])
+    _edit(source / "00_first.ipynb", "print('v2')")  # a new version while the manifest cannot be read
+    (ws / workshop.MANIFEST).write_bytes(manifest)
+    capsys.readouterr()
+    assert workshop.main([str(ws), "--source", str(source)]) == 0
+    lines = _lines(capsys)
+    # Without a manifest, an edit cannot be told from a copy: the learner's file is kept, the new one beside it.
+    assert lines["00_first.ipynb"].startswith("kept your version") and "print(1)" in (ws / "00_first.ipynb").read_text()
+    assert json.loads((ws / workshop.MANIFEST).read_text(encoding="utf-8"))["files"]  # written whole again
+
+
+def test_a_learners_notebook_nested_past_the_stack_is_kept(source, tmp_path, capsys):
+    ws = tmp_path / "ws"
+    workshop.main([str(ws), "--source", str(source)])
+    (ws / "00_first.ipynb").write_text("[" * 100_000, encoding="utf-8")
+    _edit(source / "00_first.ipynb", "print('v2')")
+    capsys.readouterr()
+    assert workshop.main([str(ws), "--source", str(source)]) == 0
+    assert _lines(capsys)["00_first.ipynb"].startswith("kept your version")
+    assert (ws / "00_first.ipynb").read_text(encoding="utf-8") == "[" * 100_000
+
+
+def test_a_workspace_inside_the_sources_data_does_not_copy_itself(source, capsys):
+    ws = source / "data" / "atelier"
+    counts = []
+    for _ in range(3):
+        assert workshop.main([str(ws), "--source", str(source)]) == 0
+        counts.append(sum(1 for p in ws.rglob("*") if p.is_file()))
+    assert counts[0] == counts[1] == counts[2], counts
+    assert not (ws / "data" / "atelier").exists()
+
+
+@pytest.mark.parametrize("edit", ["tags", "metadata"])
+def test_an_edit_of_cell_tags_or_metadata_is_an_edit(source, tmp_path, capsys, edit):
+    ws = tmp_path / "ws"
+    workshop.main([str(ws), "--source", str(source)])
+    nb = json.loads((ws / "01_second.ipynb").read_text(encoding="utf-8"))
+    if edit == "tags":
+        nb["cells"][1]["metadata"]["tags"] = ["exercise-done"]
+    else:
+        nb["cells"][1]["metadata"]["editable"] = False
+    (ws / "01_second.ipynb").write_text(json.dumps(nb), encoding="utf-8")
+    _edit(source / "01_second.ipynb", "x = 3  # fixed upstream")
+    capsys.readouterr()
+    workshop.main([str(ws), "--source", str(source)])
+    assert _lines(capsys)["01_second.ipynb"].startswith("kept your version")
+    kept = json.loads((ws / "01_second.ipynb").read_text(encoding="utf-8"))
+    assert kept["cells"][1]["metadata"] == nb["cells"][1]["metadata"]
+
+
+def test_a_workspace_made_before_metadata_counted_still_receives_updates(source, tmp_path, capsys):
+    ws = tmp_path / "ws"
+    workshop.main([str(ws), "--source", str(source)])
+    manifest = json.loads((ws / workshop.MANIFEST).read_text(encoding="utf-8"))
+    # What an older rungs wrote: a hash of the cells' kinds and sources only, and no version.
+    old = {rel: workshop.fingerprint(ws / rel, notebook=True, version=1) if rel.endswith(".ipynb") else fp
+           for rel, fp in manifest["files"].items()}
+    (ws / workshop.MANIFEST).write_text(json.dumps({"files": old, "beside": {}}), encoding="utf-8")
+    _edit(source / "00_first.ipynb", "print('v2')")
+    capsys.readouterr()
+    workshop.main([str(ws), "--source", str(source)])
+    assert _lines(capsys)["00_first.ipynb"] == "updated"

@@ -19,6 +19,9 @@ stick (``file://``):
 
 Streamed outputs split in many pieces are joined (nbconvert's
 ``coalesce_streams``) so a page shows a paragraph, not one token per line.
+Every name written into the HTML is escaped (a notebook's file name in an
+``href`` is quoted, then escaped). Every notebook is read and converted
+before the first page is written: a broken one is named, and nothing is.
 
 Cost: about a second per notebook.
 """
@@ -30,6 +33,7 @@ import html
 import re
 import sys
 from pathlib import Path
+from urllib.parse import quote
 
 from ..core import paths
 from ..core.errors import RungsError
@@ -158,10 +162,15 @@ def _exporter():
     return exporter
 
 
+def _href(page: str) -> str:
+    """A page's name as an ``href``: quoted as a URL (spaces, #, ?), then escaped for the attribute."""
+    return html.escape(quote(page), quote=True)
+
+
 def _nav(entries: list[dict], index: int, where: str) -> str:
     def link(entry, arrow_left: bool) -> str:
         label = html.escape(f"{entry['rung']} · {entry['title']}")
-        return f'<a href="{entry["page"]}">{"← " + label if arrow_left else label + " →"}</a>'
+        return f'<a href="{_href(entry["page"])}">{"← " + label if arrow_left else label + " →"}</a>'
 
     prev = link(entries[index - 1], True) if index > 0 else ""
     nxt = link(entries[index + 1], False) if index + 1 < len(entries) else ""
@@ -194,7 +203,13 @@ def entries(source: Path | None = None) -> list[dict]:
     found += [(p, p.stem.split("_")[0], "") for p in files if not any(p == f[0] for f in found)]
     result = []
     for path, rung, line in found:
-        notebook = nbformat.read(path, as_version=4)
+        try:
+            notebook = nbformat.read(path, as_version=4)
+            nbformat.validate(notebook)
+        except Exception as err:  # noqa: BLE001 - nbformat raises many kinds (not JSON, invalid, nested)
+            raise BookError(f"{path.name} is not a readable notebook ({type(err).__name__}: "
+                            f"{' '.join(str(err).split())[:120]}): fix it, or move it out of {source}; "
+                            "nothing was written") from None
         result.append({"path": path, "page": path.stem + ".html", "rung": rung, "line": line,
                        "title": _title(notebook, path.stem), "notebook": notebook})
     return result
@@ -202,7 +217,7 @@ def entries(source: Path | None = None) -> list[dict]:
 
 def _contents(pages: list[dict]) -> str:
     rows = "\n".join(
-        f'<tr><td class="rung">{html.escape(e["rung"])}</td><td><a href="{e["page"]}">{html.escape(e["title"])}</a>'
+        f'<tr><td class="rung">{html.escape(e["rung"])}</td><td><a href="{_href(e["page"])}">{html.escape(e["title"])}</a>'
         f'</td><td>{html.escape(e["line"])}</td></tr>' for e in pages)
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -231,22 +246,33 @@ outputs it was committed with: nothing here runs, nothing needs a network. To ru
 
 
 def build(out: Path, source: Path | None = None) -> list[Path]:
-    """Write the book into ``out``: ``index.html`` and one page per notebook. Returns the pages written."""
+    """Write the book into ``out``: ``index.html`` and one page per notebook. Returns the pages written.
+
+    Every page is made before any is written: a notebook that cannot be converted stops the build, named.
+    """
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise BookError(f"{out} is a file: give a folder for the book (it is created if missing)")
     pages = entries(source)
     exporter = _exporter()
-    out.mkdir(parents=True, exist_ok=True)
-    written = []
+    made = []
     for i, entry in enumerate(pages):
-        notebook = prepare(entry["notebook"])
-        body, _ = exporter.from_notebook_node(notebook, resources={
-            "metadata": {"name": f"{entry['rung']} · {entry['title']}"},
-            "rungs_nav": _nav(pages, i, "top"), "rungs_nav_bottom": _nav(pages, i, "bottom")})
-        path = out / entry["page"]
-        path.write_text(body, encoding="utf-8")
-        written.append(path)
-    index = out / "index.html"
-    index.write_text(_contents(pages), encoding="utf-8")
-    return [index, *written]
+        try:
+            notebook = prepare(entry["notebook"])
+            body, _ = exporter.from_notebook_node(notebook, resources={
+                "metadata": {"name": f"{entry['rung']} · {entry['title']}"},
+                "rungs_nav": _nav(pages, i, "top"), "rungs_nav_bottom": _nav(pages, i, "bottom")})
+        except Exception as err:  # noqa: BLE001 - a notebook nbconvert cannot render is named, not a traceback
+            raise BookError(f"{entry['path'].name} cannot be converted ({type(err).__name__}: "
+                            f"{' '.join(str(err).split())[:120]}); nothing was written") from None
+        made.append((out / entry["page"], body))
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        for path, body in [(out / "index.html", _contents(pages)), *made]:
+            path.write_text(body, encoding="utf-8")
+    except OSError as err:
+        raise BookError(f"the book cannot be written in {out} ({err.strerror or err})") from None
+    return [out / "index.html", *(path for path, _ in made)]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -13,10 +13,13 @@ next run, for each notebook:
 - changed by the learner: **kept**, and the new version is written beside it
   (``02_hybrid_search.new.ipynb``); the learner merges what they want.
 
-What counts as a change is what a learner *writes*: the cells' kinds and
-sources. Running a notebook and saving it is not a change (outputs are not
-lost work: running the cells again brings them back), so an opened-and-run
-notebook still receives updates, and the line says its outputs were cleared.
+What counts as a change is what a learner *writes*: the cells' kinds, sources
+and metadata (a tag, « editable: false »). Running a notebook and saving it
+is not a change (outputs and execution timings are not lost work: running the
+cells again brings them back), so an opened-and-run notebook still receives
+updates, and the line says its outputs were cleared. A manifest that cannot
+be read — damaged, not JSON, not the shape it should have — only means an
+edit cannot be told from a copy: every existing file is then kept.
 
 ``--reset NOTEBOOK`` gives a clean copy of one notebook on request; the
 learner's version is kept beside it as ``NAME.backup.ipynb``, never deleted.
@@ -77,8 +80,22 @@ def _source(cell: dict) -> str:
     return "".join(source) if isinstance(source, list) else str(source)
 
 
-def fingerprint(path_or_bytes, *, notebook: bool) -> str:
-    """A hash of what the learner can change: the cells' kinds and sources for a notebook, the bytes otherwise.
+#: What the manifest's hashes are of: 1, the cells' kinds and sources; 2, their metadata too.
+FINGERPRINT = 2
+#: Cell metadata that running a notebook writes by itself: not the learner's.
+_WRITTEN_BY_RUNNING = {"execution", "collapsed", "scrolled"}
+
+
+def _mine(cell: dict, version: int) -> list:
+    if version == 1:
+        return [cell.get("cell_type"), _source(cell)]
+    meta = cell.get("metadata") if isinstance(cell.get("metadata"), dict) else {}
+    return [cell.get("cell_type"), _source(cell), {k: v for k, v in meta.items() if k not in _WRITTEN_BY_RUNNING}]
+
+
+def fingerprint(path_or_bytes, *, notebook: bool, version: int = FINGERPRINT) -> str:
+    """A hash of what the learner can change: the cells' kinds, sources and metadata for a notebook, the
+    bytes otherwise (``version`` 1: kinds and sources only, as workspaces made by an older rungs recorded).
 
     A notebook that does not parse any more is hashed as bytes: it differs from any copy, so it is kept.
     """
@@ -86,8 +103,9 @@ def fingerprint(path_or_bytes, *, notebook: bool) -> str:
     if notebook:
         try:
             cells = json.loads(data.decode("utf-8"))["cells"]
-            data = json.dumps([[c.get("cell_type"), _source(c)] for c in cells], ensure_ascii=False).encode("utf-8")
-        except (ValueError, KeyError, TypeError, AttributeError):
+            data = json.dumps([_mine(c, version) for c in cells], ensure_ascii=False, sort_keys=True,
+                              default=str).encode("utf-8")
+        except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
             pass
     return hashlib.sha256(data).hexdigest()
 
@@ -95,14 +113,16 @@ def fingerprint(path_or_bytes, *, notebook: bool) -> str:
 def _has_outputs(path: Path) -> bool:
     try:
         cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
-    except (ValueError, KeyError, TypeError, OSError):
+        return any(isinstance(c, dict) and c.get("outputs") for c in cells)
+    except (ValueError, KeyError, TypeError, OSError, RecursionError):
         return False
-    return any(c.get("outputs") for c in cells)
 
 
-def planned(source: Path | None = None) -> dict[str, bytes]:
-    """Relative path → the bytes a learner receives: every notebook, cleaned, and notebooks/data/ as is."""
+def planned(source: Path | None = None, workspace: Path | None = None) -> dict[str, bytes]:
+    """Relative path → the bytes a learner receives: every notebook, cleaned, and notebooks/data/ as is
+    (without ``workspace``, when a learner put it inside the data: it must not copy itself)."""
     source = Path(source) if source is not None else notebooks()
+    inside = Path(workspace).resolve() if workspace is not None else None
     if not source.is_dir():
         raise WorkshopError(f"no notebooks folder at {source}: run this from the collection's environment "
                             "(pip install -e . in its checkout), or pass --source")
@@ -112,7 +132,9 @@ def planned(source: Path | None = None) -> dict[str, bytes]:
             continue  # a workspace used as a source must not hand out its own side files
         try:
             notebook = json.loads(path.read_text(encoding="utf-8"))
-        except ValueError as err:
+            if not isinstance(notebook, dict):
+                raise ValueError(f"a JSON {type(notebook).__name__}, not a notebook")
+        except (ValueError, RecursionError) as err:
             raise WorkshopError(f"{path.name} is not a readable notebook ({err}); fix it in the collection") from None
         files[path.name] = dumps(clean(notebook))
     data = source / "data"
@@ -120,6 +142,8 @@ def planned(source: Path | None = None) -> dict[str, bytes]:
         for path in sorted(p for p in data.rglob("*") if p.is_file()):
             if any(part.startswith(".") or part == "__pycache__" for part in path.relative_to(data).parts):
                 continue  # caches and checkpoints are not material
+            if inside is not None and path.resolve().is_relative_to(inside):
+                continue  # the workspace itself, made inside the data: copying it would copy itself every run
             files[path.relative_to(source).as_posix()] = path.read_bytes()
     if not any(name.endswith(".ipynb") for name in files):
         raise WorkshopError(f"no notebook in {source}")
@@ -129,24 +153,32 @@ def planned(source: Path | None = None) -> dict[str, bytes]:
 # ------------------------------------------------------------------ the manifest
 
 def _read_manifest(workspace: Path) -> dict:
+    """The manifest, whole and of the right shape; anything else is no manifest (every existing file is kept)."""
     path = workspace / MANIFEST
+    empty = {"files": {}, "beside": {}, "version": FINGERPRINT}
     if not path.exists():
-        return {"files": {}, "beside": {}}
+        return empty
     try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-        manifest.setdefault("files", {})
-        manifest.setdefault("beside", {})
-        return manifest
-    except ValueError:
-        # A damaged manifest only means we cannot tell an edit from a copy: every existing file is then kept.
-        return {"files": {}, "beside": {}}
+        manifest = json.loads(path.read_bytes().decode("utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return empty
+    if not isinstance(manifest, dict):
+        return empty
+    files, beside = manifest.get("files", {}), manifest.get("beside", {})
+    if not (isinstance(files, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in files.items())):
+        return empty
+    if not (isinstance(beside, dict) and all(isinstance(k, str) and isinstance(v, list)
+                                             and all(isinstance(h, str) for h in v) for k, v in beside.items())):
+        beside = {}
+    version = manifest.get("version", 1)  # a manifest without one was written before metadata counted
+    return {"files": files, "beside": beside, "version": version if version in (1, FINGERPRINT) else FINGERPRINT}
 
 
 def _write_manifest(workspace: Path, manifest: dict) -> None:
-    text = json.dumps(manifest, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+    data = (json.dumps(manifest, indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
     path = workspace / MANIFEST
-    if not path.exists() or path.read_text(encoding="utf-8") != text:
-        path.write_text(text, encoding="utf-8")
+    if not path.exists() or path.read_bytes() != data:  # compared as bytes: a damaged one may not be text
+        path.write_bytes(data)
 
 
 def _beside(path: Path, tag: str) -> Path:
@@ -175,9 +207,10 @@ def _write(path: Path, data: bytes) -> None:
 
 def sync(workspace: Path, source: Path | None = None) -> list[tuple[str, str]]:
     """Copy or update every file; returns (relative path, what happened), one per file."""
-    files = planned(source)
+    files = planned(source, workspace)
     workspace.mkdir(parents=True, exist_ok=True)
     manifest = _read_manifest(workspace)
+    was = manifest["version"]
     report = []
     for rel, data in files.items():
         is_nb = rel.endswith(".ipynb")
@@ -191,7 +224,8 @@ def sync(workspace: Path, source: Path | None = None) -> list[tuple[str, str]]:
             current = fingerprint(target, notebook=is_nb)
             if current == new:
                 report.append((rel, "unchanged"))
-            elif copied is not None and current == copied:
+            elif copied is not None and (current if was == FINGERPRINT else
+                                         fingerprint(target, notebook=is_nb, version=was)) == copied:
                 had_outputs = is_nb and _has_outputs(target)
                 _write(target, data)
                 report.append((rel, "updated" + (" (your outputs were cleared; none of your cells had changed)"
@@ -209,6 +243,7 @@ def sync(workspace: Path, source: Path | None = None) -> list[tuple[str, str]]:
                 report.append((rel, f"kept your version, the new one is beside it: {shown}" if not already
                                else f"kept your version (the new one is already beside it: {shown})"))
         manifest["files"][rel] = new
+    manifest["version"] = FINGERPRINT
     _write_manifest(workspace, manifest)
     return report
 
@@ -230,7 +265,7 @@ def _match(name: str, files: dict[str, bytes]) -> str:
 
 def reset(workspace: Path, name: str, source: Path | None = None) -> list[tuple[str, str]]:
     """A clean copy of one notebook; the learner's version, if it differs, is kept as ``NAME.backup.ipynb``."""
-    files = planned(source)
+    files = planned(source, workspace)
     rel = _match(name, files)
     data, target = files[rel], workspace / rel
     manifest = _read_manifest(workspace)
@@ -248,7 +283,8 @@ def reset(workspace: Path, name: str, source: Path | None = None) -> list[tuple[
     else:
         _write(target, data)
         what = "copied (there was no copy to reset)"
-    manifest["files"][rel] = fingerprint(data, notebook=True)
+    # In the manifest's own version: its other entries were hashed that way (the next update moves them on).
+    manifest["files"][rel] = fingerprint(data, notebook=True, version=manifest["version"])
     workspace.mkdir(parents=True, exist_ok=True)
     _write_manifest(workspace, manifest)
     return [(rel, what)]
