@@ -132,10 +132,11 @@ def planned(source: Path | None = None, workspace: Path | None = None) -> dict[s
             continue  # a workspace used as a source must not hand out its own side files
         try:
             notebook = json.loads(path.read_text(encoding="utf-8"))
-            if not isinstance(notebook, dict):
-                raise ValueError(f"a JSON {type(notebook).__name__}, not a notebook")
         except (ValueError, RecursionError) as err:
             raise WorkshopError(f"{path.name} is not a readable notebook ({err}); fix it in the collection") from None
+        if not isinstance(notebook, dict):
+            raise WorkshopError(f"{path.name} is not a readable notebook (a JSON {type(notebook).__name__}, not an "
+                                "object); fix it in the collection")
         files[path.name] = dumps(clean(notebook))
     data = source / "data"
     if data.is_dir():
