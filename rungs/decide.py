@@ -198,6 +198,16 @@ def _probs(qid, raw, keys, issues, notes):
     return {k: raw[k] / total for k in keys}
 
 
+def _contradicts(qid, choice, probs: dict[str, float], issues) -> bool:
+    """A choice must be the option its own probabilities favour (a tie is the model's to break)."""
+    best = max(probs, key=probs.get)
+    if probs[choice] < probs[best] - 1e-9:
+        issues.append(f"{qid}: choice {choice!r} has probability {probs[choice]:.2f} but {best!r} has "
+                      f"{probs[best]:.2f}: the choice must be the most probable option")
+        return True
+    return False
+
+
 def _expected(probs: dict[str, float]) -> float:
     """The mean level of a distribution over levels "0", "1", …"""
     return sum(int(level) * p for level, p in probs.items())
@@ -242,6 +252,8 @@ def conform(raw, questions: dict) -> tuple[dict, list[str]]:
                 issues.append(f"{qid}: choice {_short(value.get('choice'))} is not one of {keys}")
             probs = _probs(qid, value.get("probs"), keys, issues, notes)
             confidence = _confidence(qid, value, issues)
+            if probs is not None and value.get("choice") in keys and _contradicts(qid, value["choice"], probs, issues):
+                continue
             if probs is not None and value.get("choice") in keys:
                 answers[qid] = {"type": "choice", "choice": value["choice"], "probs": probs, "confidence": confidence}
         else:

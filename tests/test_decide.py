@@ -176,3 +176,24 @@ def test_rerank_with_the_chat_backend_reads_written_scores():
     assert [r.id for r in ranked] == ["b", "a"]
     assert ranked[0].score == pytest.approx(2.9) and ranked[1].score == pytest.approx(0.8)
     assert all(c["json_schema"] for c in client.calls)  # the chat backend asks for the answer object's shape
+
+
+@pytest.mark.parametrize("probs", [{"conges": 0.01, "paie": 0.99}, {"conges": 0.4, "paie": 0.6}])
+def test_a_choice_that_contradicts_its_own_probabilities_is_refused(probs):
+    """Finding: choice « conges » with 0.01 for it and 0.99 for « paie » was accepted as it came."""
+    answers, issues = decide.conform(bad(section={"choice": "conges", "probs": probs}), QUESTIONS)
+    assert answers == {} and any("section: choice 'conges'" in i and "most probable" in i for i in issues), issues
+
+
+def test_a_choice_tied_for_the_most_probable_is_its_own_to_make():
+    answers, issues = decide.conform(bad(section={"choice": "paie", "probs": {"conges": 0.5, "paie": 0.5}}),
+                                     QUESTIONS)
+    assert issues == [] and answers["section"]["choice"] == "paie"
+
+
+def test_a_contradicting_choice_gets_its_one_repair():
+    first = bad(section={"choice": "conges", "probs": {"conges": 0.01, "paie": 0.99}})
+    client = ScriptedClient([json.dumps(first), json.dumps(GOOD)])
+    result = decide.ask("état", QUESTIONS, client)
+    assert result["repaired"] and result["answers"]["section"]["choice"] == "conges"
+    assert "most probable" in client.calls[1]["messages"][-1]["content"]

@@ -180,6 +180,47 @@ def test_a_valid_citation_inside_a_stray_bracket_keeps_the_whole_text():
         "Voir [voir plus bas] et [1, 2].", [1, 2], [])
 
 
+LOOK_ALIKES = [  # (written, what the reader must see) with sources 1 and 2 gathered
+    ("Réponse ［9］ fin.", "Réponse  fin."), ("Réponse 【9】 fin.", "Réponse  fin."),
+    ("Réponse 〔9〕 et ［１］ fin.", "Réponse  et [１] fin."), ("Réponse (source 9) fin.", "Réponse  fin."),
+    ("Réponse (sources 1 et 9) fin.", "Réponse  fin."), ("Réponse (Source : 2) fin.", "Réponse (Source : 2) fin."),
+    ("Réponse (réf. 7), (document 8).", "Réponse , ."), ("Il a droit à (25 jours) (voir la source).",
+                                                       "Il a droit à (25 jours) (voir la source)."),
+    ("Réponse (source 9", "Réponse "), ("Réponse (sour", "Réponse (sour"), ("((source 9)) [2]", "() [2]"),
+]
+
+
+@pytest.mark.parametrize("written, seen", LOOK_ALIKES, ids=range(len(LOOK_ALIKES)))
+def test_citation_look_alikes_of_sources_never_gathered_never_reach_the_reader(written, seen):
+    """Finding: « ［9］ », « 【9】 » and « (source 9) » for sources never gathered reached the reader."""
+    assert research.check_citations(written, {1, 2})[0] == seen
+    for split in range(len(written) + 1):
+        out = []
+        f = research.CitationFilter({1, 2}, out.append)
+        f.feed(written[:split])
+        f.feed(written[split:])
+        f.finish()
+        assert "".join(out) == seen, split
+
+
+def test_a_citation_in_words_of_a_gathered_source_is_kept_and_counted():
+    shown, cited, removed = research.check_citations("Deux jours (source 2), voir aussi [1].", {1, 2})
+    assert shown == "Deux jours (source 2), voir aussi [1]." and sorted(cited) == [1, 2] and removed == []
+
+
+def test_reading_what_is_held_after_every_piece_stays_linear():
+    """Finding: reading ``CitationFilter.held`` after each piece was quadratic (it grew with the stream)."""
+    def stream(pieces):
+        f = research.CitationFilter({1}, lambda t: None)
+        for piece in pieces:
+            f.feed(piece)
+            f.held  # noqa: B018 - what a progress display would read
+        f.finish()
+
+    ratio = growth(stream, ["["] + ["mot "] * 5_000, ["["] + ["mot "] * 20_000, repeat=3)
+    assert ratio < 8, ratio
+
+
 @pytest.mark.parametrize("unit", ["[", "[1", "[ ", "[1, ", "[[", "]", "[a]"])
 def test_the_citation_filter_is_linear(unit):
     assert_linear(lambda t: research.check_citations(t, {1}), lambda n: unit * n, 10_000)

@@ -5,11 +5,16 @@ page that imitates one — can write any number. ``CitationFilter`` reads the
 stream piece by piece, holds a « [ » until it closes (a partial « [1 » is never
 shown), then keeps the bracket if every number in it was gathered, removes it
 if not (with a note), and removes any bracket that merely looks like a
-citation (« [source 9] », « [page 3] »). ``check_citations`` does the same to
-a whole text at once.
+citation (« [source 9] », « [page 3] »). Brackets of other scripts are read as
+brackets (« ［9］ », « 【9】 », « 〔9〕 » become « [9] »), and a citation in
+words inside parentheses (« (source 9) », « (sources 1 et 3) ») is kept or
+removed by the same rule. ``check_citations`` does the same to a whole text
+at once.
 
-Cost: linear in the text's length; a held bracket is at most what the stream
-sends before it closes.
+Cost: linear in the text's length. What is held back is bounded: a bracket
+still open after ``HELD_CHARS`` characters is no citation — it is shown as
+text, or removed if it looked like one — so reading ``held`` after every
+piece stays linear too.
 """
 
 from __future__ import annotations
@@ -26,15 +31,27 @@ _BRACKET = re.compile(r"[\[\]]")
 _SURROGATE = re.compile("[\ud800-\udfff]")  # in a Python string, a surrogate is always half of nothing
 #: How much of a removed group a note quotes: a 1 MB bracket must not make a 1 MB note.
 QUOTE_CHARS = 80
+#: The most a filter holds back: a citation is a few characters; a bracket open longer than this is prose.
+HELD_CHARS = 4000
+#: Brackets of other scripts a model (or a page) may write a citation with: read as « [ » and « ] ».
+LOOK_ALIKES = str.maketrans({"［": "[", "【": "[", "〔": "[", "〖": "[", "⟦": "[", "〘": "[", "⦋": "[", "⁅": "[",
+                             "］": "]", "】": "]", "〕": "]", "〗": "]", "⟧": "]", "〙": "]", "⦌": "]", "⁆": "]"})
+# « (source 9) », « (sources 1 et 3) », « (réf. 2) »: a citation in words, inside parentheses.
+_WORDS = r"(?:sources?|extraits?|passages?|r[ée]f[ée]rences?|r[ée]f\.?|documents?|doc\.?)"
+_PAREN = re.compile(r"\(\s*" + _WORDS + r"\s*[:#n°.]*\s*(\d+(?:\s*(?:,|;|&|et|and)\s*\d+)*)\s*\)", re.IGNORECASE)
+_PAREN_SO_FAR = re.compile(r"\(\s*" + _WORDS + r"\s*[:#n°.]*[\s\d,;&etand]*", re.IGNORECASE)
+_PAREN_WORDS = ("sources", "extraits", "passages", "références", "references", "réf.", "ref.", "documents", "doc.")
+_PAREN_HELD = 60  # « (sources 1, 2, 3 et 4) » is short: past this, the parenthesis is prose
 
 
 class _Group:
-    """A « [ » not yet closed: what follows it (``parts``), its own words, the brackets closed inside it."""
+    """A « [ » not yet closed: what follows it (``parts``), its own words, the brackets closed inside it;
+    ``size``, the characters it holds; ``shown``: released past the cap, as text (True) or removed (False)."""
 
-    __slots__ = ("parts", "own", "kids")
+    __slots__ = ("parts", "own", "kids", "size", "kids_size", "shown")
 
     def __init__(self):
-        self.parts, self.own, self.kids = ["["], [], []
+        self.parts, self.own, self.kids, self.size, self.kids_size, self.shown = ["["], [], [], 1, 0, None
 
 
 class CitationFilter:
@@ -44,8 +61,10 @@ class CitationFilter:
     citation (« [1] », « [ 1, 3 ] ») is kept if every number in it was gathered and removed if not;
     a bracket that looks like one (a digit, « source », « page », « extrait ») is removed; any other
     bracket is text and kept. A bracket inside a bracket is judged first, so « Voir [ note [1] fin. »
-    keeps its valid « [1] » and all its words. Linear in the text; the same result for every way
-    the stream is cut into pieces.
+    keeps its valid « [1] » and all its words. Brackets of other scripts count as brackets, and
+    « (source 9) » is judged like « [9] ». A bracket still open after ``HELD_CHARS`` characters is
+    released: shown as text, or removed if it looked like a citation. Linear in the text; the same
+    result for every way the stream is cut into pieces.
     """
 
     def __init__(self, allowed: set[int], emit):
@@ -56,21 +75,25 @@ class CitationFilter:
             raise BadArgument(f"emit must be a function that shows text, not {type(emit).__name__}")
         self.allowed, self.emit = set(allowed), emit
         self._open: list[_Group] = []
+        self._held = 0  # characters held by the groups not yet released
+        self._released = 0  # how many open groups, at the bottom of the stack, were released (outermost first)
+        self._paren: str | None = None  # a « ( » that may still become « (source 9) »
         self.removed: list[str] = []
         self.cited: list[int] = []
 
     @property
     def held(self) -> str:
-        """What is held back, waiting for its « ] »."""
-        return _flat([g.parts for g in self._open])
+        """What is held back, waiting for its « ] » or its « ) » (at most about ``HELD_CHARS`` characters)."""
+        return _flat([g.parts for g in self._open[self._released:]]) + (self._paren or "")
 
     def discard(self) -> None:
         """Forget what is held (the stream failed): a half citation is never shown."""
-        self._open = []
+        self._open, self._held, self._released, self._paren = [], 0, 0, None
 
     def feed(self, text: str) -> None:
         if not isinstance(text, str):
             raise BadArgument(f"a streamed piece must be text, not {type(text).__name__}")
+        text = text.translate(LOOK_ALIKES)
         out, i = [], 0
         while i < len(text):
             if not self._open:  # outside every bracket, a « ] » that closes nothing is text: on to the next « [ »
@@ -78,29 +101,80 @@ class CitationFilter:
                 out.append(text[i:] if j < 0 else text[i:j])
                 if j < 0:
                     break
-                self._open.append(_Group())
+                self._push(out)
                 i = j + 1
                 continue
             match = _BRACKET.search(text, i)
             j = match.start() if match else len(text)
-            if j > i:  # words held inside the open bracket
-                self._open[-1].parts.append(text[i:j])
-                self._open[-1].own.append(text[i:j])
-            if match is None:
-                break
+            if j > i:  # words inside the innermost open bracket (held, or passed on if it was released)
+                i = self._words(text, i, j, out)
+                continue
             if text[j] == "[":
-                self._open.append(_Group())
+                self._push(out)
             else:
-                outcome = self._close(self._open.pop())
-                if self._open:
-                    self._open[-1].parts.append(outcome)
-                    self._open[-1].kids.append(outcome)
-                else:
-                    out.append(outcome)
+                self._end(out)
             i = j + 1
-        shown = _flat(out)
+        shown = self._parens(_flat(out))
         if shown:
             self.emit(shown)  # one event per delta, whatever was held back inside it
+
+    def _push(self, out: list) -> None:
+        self._open.append(_Group())
+        self._held += 1
+        self._release(out)
+
+    def _words(self, text: str, i: int, j: int, out: list) -> int:
+        """Words for the innermost bracket, up to the cap (the rest comes round again); returns where it stopped."""
+        group = self._open[-1]
+        if group.shown is not None:  # released: its words pass (as text) or go (it looked like a citation)
+            if group.shown:
+                out.append(text[i:j])
+            return j
+        j = min(j, i + HELD_CHARS + 1 - self._held)  # released at the very character past the cap
+        group.parts.append(text[i:j])
+        group.own.append(text[i:j])
+        group.size += j - i
+        self._held += j - i
+        self._release(out)
+        return j
+
+    def _end(self, out: list) -> None:
+        """A « ] »: the innermost bracket closes, and what it becomes goes to its parent, or out."""
+        group = self._open.pop()
+        if group.shown is not None:
+            self._released -= 1
+            if group.shown:
+                out.append("]")
+            return
+        self._held -= group.size
+        outcome = self._close(group)
+        parent = self._open[-1] if self._open else None
+        if parent is None or parent.shown is not None:
+            out.append(outcome)  # a released parent shows its kids as they close, in order
+            return
+        parent.parts.append(outcome)
+        parent.kids.append(outcome)
+        grown = group.size + 1 if outcome is group.parts else group.kids_size if outcome is group.kids else 0
+        parent.kids_size += grown
+        parent.size += grown
+        self._held += grown
+        self._release(out)
+
+    def _release(self, out: list) -> None:
+        """Past the cap, the outermost held bracket is no citation: shown as text, or removed if it looked
+        like one (its closed brackets, judged on their own, are shown either way)."""
+        while self._held > HELD_CHARS:
+            group = self._open[self._released]
+            self._released += 1
+            own = "".join(group.own)
+            group.shown = not _looks_like(own)
+            if group.shown:
+                out.append(group.parts)
+            else:
+                self.removed.append(_quote("[" + own))
+                out.append(group.kids)
+            self._held -= group.size
+            group.parts, group.own, group.kids, group.size = [], [], [], 0
 
     def _close(self, group: _Group) -> list:
         """What a closed bracket becomes: itself, nothing, or only the brackets that were inside it."""
@@ -109,9 +183,7 @@ class CitationFilter:
         if numbers is not None:
             # A number of 5,000 digits is not compared as an integer (Python will not even read it).
             if all(len(n) <= 9 and int(n) in self.allowed for n in numbers):
-                for n in map(int, numbers):  # « [1, 01] » cites 1 once
-                    if n not in self.cited:
-                        self.cited.append(n)
+                self._cite(numbers)
                 group.parts.append("]")
                 return group.parts
             self.removed.append(_quote("[" + own + "]"))  # a citation of something not gathered never reaches the reader
@@ -124,20 +196,73 @@ class CitationFilter:
         group.parts.append("]")
         return group.parts
 
+    def _cite(self, numbers) -> None:
+        for n in map(int, numbers):  # « [1, 01] » cites 1 once
+            if n not in self.cited:
+                self.cited.append(n)
+
+    def _parens(self, text: str) -> str:
+        """The second look, on what the brackets let through: « (source 9) » is a citation in words."""
+        out, i = [], 0
+        while i < len(text):
+            if self._paren is None:
+                j = text.find("(", i)
+                out.append(text[i:] if j < 0 else text[i:j])
+                if j < 0:
+                    break
+                self._paren, i = "(", j + 1
+                continue
+            ch, i = text[i], i + 1
+            if ch == "(":  # another one opens: the one held was prose
+                out.append(self._paren)
+                self._paren = "("
+                continue
+            self._paren += ch
+            if ch == ")":
+                out.append(self._judge_paren(self._paren))
+                self._paren = None
+            elif len(self._paren) > _PAREN_HELD or not _may_cite(self._paren):
+                out.append(self._paren)  # it cannot become a citation any more: prose, shown as it came
+                self._paren = None
+        return "".join(out)
+
+    def _judge_paren(self, held: str) -> str:
+        found = _PAREN.fullmatch(held)
+        if found is None:
+            return held
+        numbers = re.findall(r"\d+", found.group(1))
+        if all(len(n) <= 9 and int(n) in self.allowed for n in numbers):
+            self._cite(numbers)
+            return held
+        self.removed.append(_quote(held))
+        return ""
+
     def finish(self) -> None:
         """End of the stream: a half citation is dropped; an unclosed bracket of text is kept as text."""
         out = []
-        for group in self._open:  # outermost first: each one's text comes before the next one's
+        for group in self._open[self._released:]:  # outermost first (the released ones have shown theirs)
             own = "".join(group.own)
             # A half citation (« [1, 2 », « [ »), or a bracket whose only contents were removed: nothing to show.
             if _half(own) and not _flat(group.kids):
                 self.removed.append(_quote("[" + own))
                 continue
             out.append(group.parts)
-        self._open = []
-        shown = _flat(out)
+        self._open, self._held, self._released = [], 0, 0
+        shown = self._parens(_flat(out))
+        if self._paren is not None:  # « (source 9 » cut off: a half citation goes; a half parenthesis of prose stays
+            if re.search(r"\d", self._paren) and re.match(r"\(\s*" + _WORDS, self._paren, re.IGNORECASE):
+                self.removed.append(_quote(self._paren))
+            else:
+                shown += self._paren
+            self._paren = None
         if shown:
             self.emit(shown)
+
+
+def _may_cite(held: str) -> bool:
+    """Can « ( » and what follows it still become « (source 9) »? A word begun, or a word and numbers."""
+    begun = held[1:].lstrip().lower()
+    return any(word.startswith(begun) for word in _PAREN_WORDS) or bool(_PAREN_SO_FAR.fullmatch(held))
 
 
 def _citation(own: str) -> list[str] | None:
