@@ -458,3 +458,11 @@ def test_the_real_local_model_streams_through_the_sdk():
     assert len(pieces) >= 1 and "".join(pieces).strip()
     tokens_in, tokens_out = client.last_usage
     assert tokens_in > 0 and tokens_out == len(pieces)
+
+
+def test_a_crash_report_quoting_a_key_from_the_log_does_not_show_it(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    record = {"pid": 7, "returncode": -11, "signal": "SIGSEGV", "during": "serving", "log": "/x/llama.log",
+              "tail": [f"INFO: headers {{'authorization': 'Bearer {KEY}'}}", f"key={KEY}"]}
+    err = supervisor._crashed(record, "during the request")
+    assert KEY not in str(err) and all(KEY not in line for line in err.log_tail)

@@ -25,6 +25,7 @@ from pathlib import Path
 from .bundle import LOCAL_MODEL_NAME, _build_id, llama_build, rebuild_command
 from .contract import ModelServerCrashed
 from ..core import paths as settings
+from ..core.secrets import redact
 from .processes import (_alive, _child_env, _FileLock, _free_port, _http_ready, _log_tail, _Paths, _proc_start,
                         _signal_name, _stop, _write_json, private_dir, private_open, read_state)
 
@@ -84,7 +85,7 @@ def _hint(record: dict) -> str:
 
 
 def _crashed(record: dict, when: str) -> ModelServerCrashed:
-    tail = record.get("tail") or []
+    tail = [redact(line) for line in record.get("tail") or []]  # a log line can quote a request's header
     hint = _hint(record)
     shown = "\n".join("    " + line for line in tail) or "    (empty)"
     message = (f"the local model server (pid {record.get('pid')}) {_how_it_ended(record)} {when}.\n"
