@@ -191,7 +191,8 @@ def search(args) -> int:
 
     store = open_index(args.index)
     knobs, keyword = _knobs(args)
-    retriever = store.retriever(args.rung, stopwords=not args.keep_stopwords, keyword_knobs=keyword or None)
+    retriever = store.retriever(args.rung, stopwords=not args.keep_stopwords, keyword_knobs=keyword or None,
+                                progress=True)
     own = {"level": "passage" if args.passages else "document"}
     if not args.passages:
         own.update(rollup=args.rollup, top=args.top)
