@@ -273,7 +273,7 @@ class FolderIndex:
         target = self.path.with_name(self.path.name + ".report.txt")
         try:
             target.write_text(report.full() + "\n", encoding="utf-8")
-            report.written = str(target)
+            report.written = target.name
         except OSError:
             report.written = ""  # the summary is what a learner reads; the full list is a convenience
 

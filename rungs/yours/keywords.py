@@ -11,9 +11,10 @@ into N1's fast path (``rungs.fastbm25.FastBM25``: the same scores as
 dropped when the matrices are loaded, exactly as ``tokenise`` drops them.
 
 The file names the state of the index it was made from (the time of the last
-run that changed a passage, written in ``meta`` in that run's transaction): a file of another state — an interrupted write, a copy — is never
-used; the matrices are made again from the stored counts (no passage is cut
-again) and written for the next search.
+run that changed a passage, written in ``meta`` in that run's transaction): a
+file of another state — an interrupted write, a copy — is never used; the
+matrices are made again from the stored counts (no passage is cut again) and
+written for the next search.
 
 Cost: one pass over the passages' stored counts at the end of a run that
 changed something; a search reads one file.

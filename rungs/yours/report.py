@@ -41,6 +41,10 @@ def _common(details: list[str]) -> str:
     return prefix.rstrip(" (:,;") if len(prefix) >= 12 else ""
 
 
+def _files(n: int) -> str:
+    return f"{n} file" if n == 1 else f"{n} files"
+
+
 def _names(paths: list[str]) -> str:
     shown = ", ".join(paths[:SHOWN])
     return shown + (f" and {len(paths) - SHOWN} more" if len(paths) > SHOWN else "")
@@ -66,7 +70,7 @@ class IndexReport:
     encoded: int = 0           # passages encoded this run (the others came from the vector cache)
     seconds: float = 0.0
     rebuilt: str = ""          # why every file was read again, if it was
-    written: str = ""          # where the full list was written, if it was
+    written: str = ""          # the file beside the index that lists every file, if it was written
 
     def noted(self, rel: str, doc: dict) -> None:
         """Keep what a reader said about one file: its notes, and the boilerplate it left out."""
@@ -91,7 +95,7 @@ class IndexReport:
                 (f"not indexed ({len(self.skipped)})", [(s.path, s.reason) for s in self.skipped]),
                 (f"indexed once: the same bytes as another file ({len(self.same)})",
                  [(p, f"same as {o}") for p, o in self.same]),
-                (f"read, with a warning ({len({p for p, _ in self.notes})} files)", list(self.notes))]
+                (f"read, with a note ({_files(len({p for p, _ in self.notes}))})", list(self.notes))]
 
     def _dropped(self) -> list[str]:
         if not self.dropped:
@@ -99,7 +103,7 @@ class IndexReport:
         said = {"navigation": "characters of navigation (menus, sidebars, footers)",
                 "pilcrows": "« ¶ » permalinks", "contents pages": "contents or index pages (dot leaders)",
                 "contents": "characters of generated tables of contents"}
-        parts = [f"{n:,} {said.get(kind, kind)} in {self.dropped_files[kind]} file(s)"
+        parts = [f"{n:,} {said.get(kind, kind)} in {_files(self.dropped_files[kind])}"
                  for kind, n in sorted(self.dropped.items())]
         return ["boilerplate not indexed: " + "; ".join(parts)]
 
@@ -121,7 +125,7 @@ class IndexReport:
                 lines.append(f"  {len(group)} × {shown}: {names}" if shown else f"  {names}")
         lines += self._dropped()
         if self.written:
-            lines.append(f"every file, one a line: {self.written}")
+            lines.append(f"every file, one a line: {self.written} (beside the index)")
         return "\n".join(lines)
 
     def full(self) -> str:

@@ -103,8 +103,9 @@ def _open(data: bytes):
         if "password" in str(err).lower():
             raise Unreadable("encrypted with a password: export it without a password (open it, then print "
                              "or save it as a new PDF), and index again") from None
-        raise Unreadable(f"not a readable PDF ({str(err)[:120]}): open it and save it again, or export it "
-                         "again") from None
+        said = str(err).split("PDFium: ", 1)[-1].rstrip(").").strip() or str(err)  # « Data format error »
+        raise Unreadable(f"not a readable PDF (PDFium: {said[:120].lower()}): open it and save it again, or "
+                         "export it again") from None
 
 
 def _outline(pdf) -> list[tuple[str, int]]:
