@@ -32,11 +32,16 @@ Results are merged into ``benchmarks/results/folder.json`` under ``--label``.
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
-import resource
-import shutil
+
+# One BLAS thread, as `python -m rungs search` runs (rungs.tools.cli.ONE_THREAD): set before numpy is imported.
+for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_name, "1")
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import resource  # noqa: E402
+import shutil  # noqa: E402
 import statistics
 import subprocess
 import sys
@@ -104,8 +109,10 @@ def command_times(code: Path, index_path: Path, qs: list[dict], count: int) -> d
         seconds = []
         for q in qs[:count]:
             started = time.perf_counter()
+            # cwd: the index's folder, never a checkout (``-m`` would import the rungs found there first)
             done = subprocess.run([sys.executable, "-m", "rungs", "search", q["question"], "--index",
-                                   str(index_path), "--rung", rung], env=env, capture_output=True, text=True)
+                                   str(index_path), "--rung", rung], env=env, capture_output=True, text=True,
+                                  cwd=index_path.parent)
             seconds.append(time.perf_counter() - started)
             if done.returncode:
                 raise SystemExit(f"search --rung {rung} failed: {done.stderr[-500:]}")

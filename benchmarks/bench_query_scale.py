@@ -18,10 +18,15 @@ and 95th percentile of the folder's 34 answerable questions after it, documents 
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
-import shutil
+
+# One BLAS thread, as `python -m rungs search` runs (rungs.tools.cli.ONE_THREAD): set before numpy is imported.
+for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_name, "1")
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import shutil  # noqa: E402
 import statistics
 import sys
 import tempfile

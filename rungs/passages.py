@@ -306,18 +306,18 @@ class PassageRetriever(Retriever):
         for key, value in (("page", page), ("section", section)):
             if value is not None:
                 extra[key] = value
-        extra.setdefault("snippet", best.snippet)  # FTS5's own snippet(), when the inner rung is FTS5
+        extra.setdefault("snippet", best.snippet)  # FTS5's own snippet() replaces it, when the inner rung makes one
         return Hit(id=h.id, score=h.score, title=h.title, parts=h.parts, why=h.why, extra=extra)
 
     def _search(self, query, limit, knobs):
         if knobs["level"] == "passage":
-            return [self._cited(h, query) for h in self._found(query, limit, knobs)]
+            return self._snippets([self._cited(h, query) for h in self._found(query, limit, knobs)], query)
         found = self._found(query, max(knobs["depth"], limit), knobs)
         by_id = {h.id: h for h in found}
         docs = rollup(found, self.doc_of, how=knobs["rollup"], top=knobs["top"], titles=self.titles)[:limit]
+        bests = self._snippets([self._cited(by_id[d.extra["best_passage"]], query) for d in docs], query)
         out = []
-        for d in docs:
-            best = self._cited(by_id[d.extra["best_passage"]], query)
+        for d, best in zip(docs, bests):
             pages = sorted({by_id[p].extra["page"] for p in d.extra["passages"] if "page" in by_id[p].extra})
             extra = {**d.extra, "path": best.extra["path"], "best": best}
             for key in ("page", "section", "snippet"):
@@ -327,3 +327,10 @@ class PassageRetriever(Retriever):
                 extra["pages"] = pages
             out.append(Hit(id=d.id, score=d.score, title=d.title, parts=d.parts, extra=extra))
         return out
+
+    def _snippets(self, hits: list[Hit], query: str) -> list[Hit]:
+        """FTS5's own ``snippet()`` for the hits shown, when the inner rung is an FTS5 table that makes them."""
+        made = getattr(self.inner, "snippets", None)
+        given = made(query, [h.id for h in hits]) if callable(made) and hits else {}
+        return [Hit(id=h.id, score=h.score, title=h.title, parts=h.parts, why=h.why,
+                    extra={**h.extra, "snippet": given[h.id]}) if given.get(h.id) else h for h in hits]

@@ -152,3 +152,16 @@ def test_python_m_rungs_search_in_a_real_process(indexed):
                              capture_output=True, text=True, env=env, timeout=120, cwd=indexed.parent)
     assert missing.returncode == 1 and missing.stdout == "" and missing.stderr.count("\n") == 1
     assert "Traceback" not in missing.stderr
+
+
+def test_search_prints_the_snippet_section_and_page_of_every_hit(indexed, capsys):
+    code, out, _ = run(capsys, "search", "entretien préalable", "--index", str(indexed), "--rung", "fts", "--limit", "2")
+    lines = out.splitlines()
+    assert code == 0 and lines[1].split()[2:4] == ["reglement-interieur.pdf,", "p."]
+    # FTS5's own snippet() (ten words, « … » at a cut), under the section that holds it
+    assert lines[2].startswith("      § Article 8 – Droits de la défense · …") and "[entretien] [préalable]" in lines[2]
+    assert len(lines[2].split(" · ", 1)[1].split()) <= 12
+    # every other rung: the best sentence (here a window of it, up to 28 words), marked the same way
+    code, out, _ = run(capsys, "search", "entretien préalable", "--index", str(indexed), "--rung", "bm25", "--limit", "1")
+    said = out.splitlines()[2].split(" · ", 1)[1]
+    assert "p. 3" in out.splitlines()[1] and "[entretien] [préalable]" in said and 12 < len(said.split()) <= 28

@@ -321,3 +321,15 @@ def test_encoding_knows_its_total_before_it_starts(tmp_path):
     assert bars["reading"].totals == [2] and bars["encoding"].totals == [passages_stored] == [bars["encoding"].done]
     assert report.read == 2
     idx.close()
+
+
+def test_an_index_made_without_vectors_is_encoded_whole_by_the_next_run_that_has_them(tmp_path):
+    from doubles import Letters
+
+    root = copy(tmp_path, "markdown/babel-french-README.md", "texte/man/nice.1.txt")
+    idx = documents.index_folder(root, vectors=False)
+    report = idx.update(encoder=Letters())  # nothing changed: every passage is still encoded, once
+    stored = idx.db.execute("SELECT count(*) FROM passages").fetchone()[0]
+    assert report.read == 0 and report.encoded == stored > 0
+    assert idx.update(encoder=Letters()).encoded == 0
+    idx.close()

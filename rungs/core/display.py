@@ -17,6 +17,7 @@ Cost: nothing worth measuring.
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -151,15 +152,55 @@ class Sentence:
     snippet: str
 
 
-@lru_cache(maxsize=50_000)
-def _folded(word: str) -> tuple:
-    return tuple(tokenise(word))
-
-
+@lru_cache(maxsize=256)
 def _query_words(query: str) -> dict[str, float]:
     words = tokenise(query)
     kept = [w for w in words if w not in FRENCH_STOPWORDS and len(w) > 1]
     return dict.fromkeys(kept or words, 1.0)
+
+
+#: The letters folded the way ``tokenise`` folds them, one character for one so that offsets stay: Latin,
+#: Latin Extended and Additional, Greek and Cyrillic (« É » → « e », « Ά » → « α »).
+_RANGES = [(0x00, 0x250), (0x370, 0x530), (0x1E00, 0x1F00)]
+
+
+@lru_cache(maxsize=1)
+def _folding() -> tuple[dict, dict]:
+    """A translation table folding a letter to the one letter it folds to, and the letters that fold to
+    two (« œ » → « oe », « ß » → « ss », « ﬁ » → « fi »), which a query word's pattern allows instead."""
+    table, double = {}, {}
+    for code in [c for low, high in _RANGES for c in range(low, high)] + list(range(0xFB00, 0xFB07)):
+        ch = chr(code)
+        if not ch.isalnum():
+            continue
+        folded = "".join(tokenise(ch))
+        if len(folded) == 1:
+            table[code] = folded
+        elif len(folded) == 2:
+            double.setdefault(folded, []).append(ch)
+    return table, double
+
+
+def _word_pattern(word: str) -> str:
+    """A folded word as a pattern over folded text: each pair a ligature stands for may be that ligature."""
+    _, double = _folding()
+    out, i = [], 0
+    while i < len(word):
+        pair = word[i:i + 2]
+        if pair in double:
+            out.append(f"(?:{re.escape(pair)}|[{re.escape(''.join(double[pair]))}])")
+            i += 2
+        else:
+            out.append(re.escape(word[i]))
+            i += 1
+    return "".join(out)
+
+
+@lru_cache(maxsize=256)
+def _query_pattern(words: tuple) -> re.Pattern:
+    """One pattern for all of a query's folded words, each a whole word (group ``w<i>``: word i)."""
+    alternatives = "|".join(f"(?P<w{i}>{_word_pattern(w)})" for i, w in enumerate(words))
+    return re.compile(rf"(?<![^\W_])(?:{alternatives})(?![^\W_])", re.IGNORECASE)
 
 
 def best_sentence(text: str, query: str, *, parts: dict | None = None) -> Sentence | None:
@@ -167,26 +208,34 @@ def best_sentence(text: str, query: str, *, parts: dict | None = None) -> Senten
     rung gives each word's part of the score, as BM25 does), its words marked ``[like this]``.
 
     The same rule for every rung: the distinct query words a sentence holds (stop words left out),
-    each counted once with its weight; ties go to more occurrences, then to the earlier sentence.
-    A text that holds none of them (a vector hit can) gives its first sentence, unmarked. ``None``
-    for an empty text. Cost: one pass over the text.
+    each counted once with its weight; ties go to more occurrences, then to the earlier sentence. A
+    word matches as the tokenizer folds it (« conges » finds « Congés », « oeuvre » finds « œuvre »).
+    A text that holds none of them (a vector hit can) gives its first sentence, unmarked. ``None`` for
+    an empty text. Cost: one translation and one pass of one pattern over the text.
     """
     if not text or not text.strip():
         return None
-    weights = _query_words(query)
+    weights = dict(_query_words(query))  # a copy: the parts below are this hit's
     for word, part in (parts or {}).items():
         if word in weights and isinstance(part, (int, float)) and part > 0:
             weights[word] = float(part)
-    best, first = None, None
-    for start, end in _sentence_spans(text):
-        words = [(m.start(), m.end(), _folded(m.group(0))) for m in WORD.finditer(text, start, end)]
-        hits = [(a, b, w) for a, b, pieces in words for w in pieces if w in weights]
-        key = (sum(weights[w] for w in {h[2] for h in hits}), len(hits), -start)
-        first = first or (start, end, words, [])
-        if hits and (best is None or key > best[0]):
-            best = (key, (start, end, words, hits))
-    start, end, words, hits = best[1] if best else first
-    return Sentence(start, end, tuple(dict.fromkeys(h[2] for h in hits)), _marked(text, words, hits, start, end))
+    words = tuple(weights)
+    folded = text.translate(_folding()[0])  # one character for one: a match's offsets are the text's
+    found = [(m.start(), m.end(), words[int(m.lastgroup[1:])]) for m in _query_pattern(words).finditer(folded)] \
+        if words else []
+    spans = list(_sentence_spans(text))
+    if not spans:
+        return None
+    starts = [a for a, _ in spans]
+    per_sentence: dict[int, list] = {}
+    for hit in found:
+        per_sentence.setdefault(bisect.bisect_right(starts, hit[0]) - 1, []).append(hit)
+    best = max(per_sentence.items(), default=(0, []),
+               key=lambda kv: (sum(weights[w] for w in {h[2] for h in kv[1]}), len(kv[1]), -kv[0]))
+    start, end = spans[best[0]]
+    hits = [h for h in best[1] if start <= h[0] < end]
+    tokens = [(m.start(), m.end(), None) for m in WORD.finditer(text, start, end)]
+    return Sentence(start, end, tuple(dict.fromkeys(h[2] for h in hits)), _marked(text, tokens, hits, start, end))
 
 
 def _sentence_spans(text: str):

@@ -353,7 +353,7 @@ class FolderIndex:
 
     def _fts(self, size, overlap) -> Retriever:
         if (size, overlap) == (self.size, self.overlap):
-            return FtsIndex.open(self.db, "passages_fts")
+            return FtsIndex.open(self.db, "passages_fts", snippets=False)  # made for the hits shown (passages)
         # Another passage size: an FTS5 table in memory, built from the stored documents cut again.
         return self._once(("fts", size, overlap), lambda: FtsIndex(self._passages_at(size, overlap)))
 

@@ -192,7 +192,12 @@ class Update:
 
     def encode(self) -> None:
         """Encode what is pending, in batches, the bar's total known (kept in memory; the cache file is
-        written once, at the end of the run)."""
+        written once, at the end of the run) — and every stored passage that has no vector yet, when there
+        are fewer vectors than passages (a run with ``vectors=False`` before this one)."""
+        stored = self.db.execute("SELECT count(*) FROM passages").fetchone()[0]
+        if len(self.cache.vectors) + len(self.pending) < stored:  # some passage has no vector: indexed without
+            self.pending = [passage_text({"title": t, "body": b})  # vectors, or its cache was lost: all are looked at
+                            for t, b in self.db.execute("SELECT title, body FROM passages")]
         missing = list(dict.fromkeys(t for t in self.pending if self.cache.key(t) not in self.cache.vectors))
         self.pending = []
         if not missing:
