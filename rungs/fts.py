@@ -164,18 +164,36 @@ class FtsIndex(Retriever):
         db.execute(f"INSERT OR IGNORE INTO {OWNED}(name) VALUES (?)", (table,))
 
     @classmethod
-    def open(cls, db: sqlite3.Connection, table: str) -> "FtsIndex":
+    def open(cls, db: sqlite3.Connection, table: str, *, snippets: bool = True) -> "FtsIndex":
         """An FTS5 table that exists already, on an open connection (the one ``index_folder`` keeps on disk).
 
         The same search, knobs and safety as a table built here; nothing is created or changed.
+        ``snippets=False``: hits carry no snippet (``snippets`` makes them for the few hits shown: a
+        roll-up ranks 200 passages to show 5, and snippet() on 200 rows is most of a query's time).
         """
         index = cls.__new__(cls)
         index._attach(db, table, name="FTS5 (on disk)")
+        index.with_snippets = snippets
         return index
+
+    def snippets(self, query: str, ids: list[str]) -> dict[str, str]:
+        """FTS5's ``snippet()`` of the rows ``ids`` for ``query`` (ten words around the matches, in [ ])."""
+        expression = match_expression(query, "any")
+        ids = [str(i) for i in ids][:999]  # SQLite's limit on bound values
+        if not expression or not ids:
+            return {}
+        t = f'"{self.table}"'
+        sql = (f"SELECT id, snippet({t}, -1, '[', ']', '…', 10) FROM {t} WHERE {t} MATCH ? "
+               f"AND id IN ({', '.join('?' * len(ids))})")
+        try:
+            return dict(self.db.execute(sql, (expression, *ids)).fetchall())
+        except sqlite3.Error:  # a snippet is a help to the reader, never a reason for a search to fail
+            return {}
 
     def _attach(self, db: sqlite3.Connection, table: str, name: str | None = None) -> None:
         Retriever.__init__(self)
         self.db, self.table = db, table
+        self.with_snippets = True
         if name:
             self.name = name
 
@@ -210,8 +228,8 @@ class FtsIndex(Retriever):
         # bm25() is lower-is-better and negative; we flip the sign so higher is better,
         # like every other ranking in the collection. Ties are broken by id.
         t = f'"{self.table}"'
-        sql = (f"SELECT id, title, -bm25({t}, 0.0, ?, ?) AS score, "
-               f"snippet({t}, -1, '[', ']', '…', 10) FROM {t} WHERE {t} MATCH ? "
+        snippet = f"snippet({t}, -1, '[', ']', '…', 10)" if self.with_snippets else "NULL"
+        sql = (f"SELECT id, title, -bm25({t}, 0.0, ?, ?) AS score, {snippet} FROM {t} WHERE {t} MATCH ? "
                "ORDER BY score DESC, id LIMIT ?")
         try:
             rows = self.db.execute(sql, (weights["title"], weights["body"], expression, limit)).fetchall()
@@ -229,7 +247,7 @@ class FtsIndex(Retriever):
             raise IndexClosed(f"the index's database cannot be read ({err}): build the index again") from None
         why = "FTS5's bm25() returns one number per row; rung N1 recomputes it word by word"
         # −bm25 of a page holding a word in more than half the rows can be a tiny negative zero: keep 0.0.
-        return [Hit(id=i, title=t, score=float(s) + 0.0, why=why, extra={"snippet": snip})
+        return [Hit(id=i, title=t, score=float(s) + 0.0, why=why, extra={"snippet": snip} if snip is not None else {})
                 for i, t, s, snip in rows]
 
     def close(self) -> None:

@@ -21,8 +21,16 @@ Three decisions are yours:
 
 Every passage keeps ``doc`` (its document's id), ``position`` (1, 2, …),
 ``start`` (its first character in the document's body) and, when the
-document has pages (a PDF), ``page``. Its ``title`` is its document's title,
-so a title word still counts for every passage.
+document has pages (a PDF), ``page``; when it has sections (headings, a PDF's
+outline), ``section``. Its ``title`` is its document's title, so a title word
+still counts for every passage.
+
+A passage never crosses a page or a section silently: ``page`` and
+``section`` are where it starts, and ``places`` lists every point inside it
+where the page or the section changes (``[offset in the passage, page,
+section]``). A hit cites the place of its best-matching sentence
+(``rungs.core.display.best_sentence``), not of the passage's first line: a
+rule on page 20 is cited as page 20 even when its passage starts on page 19.
 
 Cost: one pass over the text; a passage index is a few times larger than a
 document index when ``overlap`` is large.
@@ -33,6 +41,7 @@ from __future__ import annotations
 import bisect
 import re
 
+from .core.display import best_sentence
 from .core.documents import check_documents
 from .core.errors import BadArgument, check_choice, check_int
 from .core.retrieval import Hit, Retriever, ordered
@@ -51,19 +60,29 @@ def _units(text: str, size: int) -> list[tuple[int, str, bool]]:
     for para_start, para in _spans(text, _PARAGRAPH):
         first = True
         for start, sentence in _spans(para, _SENTENCE, para_start):
-            # A sentence longer than a passage: cut between words (a word longer than size is cut hard).
-            while len(sentence) > size:
-                cut = sentence.rfind(" ", 0, size + 1)
-                cut = cut if cut > 0 else size
-                units.append((start, sentence[:cut], first))
-                first = False
-                rest = sentence[cut:]
-                lead = len(rest) - len(rest.lstrip())
-                start, sentence = start + cut + lead, rest[lead:]
-            if sentence:
-                units.append((start, sentence, first))
+            for piece_start, piece in _pieces(sentence, size):
+                units.append((start + piece_start, piece, first))
                 first = False
     return units
+
+
+def _pieces(sentence: str, size: int) -> list[tuple[int, str]]:
+    """A sentence longer than a passage, cut between words (a word longer than ``size`` is cut hard).
+
+    Positions move along the sentence; nothing is copied but the pieces, so one 4 MB sentence costs
+    one pass (it used to copy the rest of the sentence at every cut: quadratic).
+    """
+    pieces, at, end = [], 0, len(sentence)
+    while end - at > size:
+        cut = sentence.rfind(" ", at, at + size + 1)
+        cut = cut if cut > at else at + size
+        pieces.append((at, sentence[at:cut]))
+        at = cut
+        while at < end and sentence[at].isspace():
+            at += 1
+    if at < end:
+        pieces.append((at, sentence[at:]))
+    return pieces
 
 
 def _spans(text: str, separator: re.Pattern, offset: int = 0) -> list[tuple[int, str]]:
@@ -77,8 +96,8 @@ def _spans(text: str, separator: re.Pattern, offset: int = 0) -> list[tuple[int,
     return spans
 
 
-def _length(units) -> int:
-    return units[-1][0] + len(units[-1][1]) - units[0][0] if units else 0
+def _end(unit) -> int:
+    return unit[0] + len(unit[1])
 
 
 def split_text(text: str, *, size: int = DEFAULT_SIZE, overlap: int = DEFAULT_OVERLAP) -> list[tuple[int, str]]:
@@ -89,30 +108,67 @@ def split_text(text: str, *, size: int = DEFAULT_SIZE, overlap: int = DEFAULT_OV
         return []
     passages, current = [], []  # current: the sentences of the passage being filled
     for unit in _units(text, size):
-        full = current and _length(current + [unit]) > size
+        full = current and _end(unit) - current[0][0] > size
         # A passage ends at a paragraph break once it is half full: paragraphs stay whole when they can.
-        at_break = current and unit[2] and _length(current) >= size // 2
+        at_break = current and unit[2] and _end(current[-1]) - current[0][0] >= size // 2
         if full or at_break:
-            passages.append(current)
+            passages.append((current[0][0], _end(current[-1])))
             # The next passage starts with the last sentences of this one, up to ``overlap`` characters.
-            carry = []
-            for prev in reversed(current):
-                if _length([prev] + carry) > overlap or _length([prev] + carry + [unit]) > size:
-                    break
-                carry.insert(0, prev)
-            current = carry
+            first = len(current)
+            while first > 0 and _end(current[-1]) - current[first - 1][0] <= overlap \
+                    and _end(unit) - current[first - 1][0] <= size:
+                first -= 1
+            current = current[first:]
         current.append(unit)
     if current:
-        passages.append(current)
-    return [(units[0][0], text[units[0][0]:units[-1][0] + len(units[-1][1])]) for units in passages]
+        passages.append((current[0][0], _end(current[-1])))
+    return [(start, text[start:end]) for start, end in passages]
+
+
+def _sections(doc: dict) -> tuple[list[int], list]:
+    """The document's section starts (sorted) and titles; a malformed entry is left out, never fatal."""
+    found = []
+    for entry in doc.get("sections") or ():
+        if isinstance(entry, (list, tuple)) and len(entry) == 2 and isinstance(entry[0], int) \
+                and not isinstance(entry[0], bool) and isinstance(entry[1], str):
+            found.append((entry[0], entry[1]))
+    found.sort(key=lambda e: e[0])
+    return [o for o, _ in found], [t for _, t in found]
+
+
+def _placer(doc: dict):
+    """A function from (start, end) of a passage to (page, section, places) — where it starts, and each change."""
+    page_starts = [o for o in doc.get("page_starts") or () if isinstance(o, int)]
+    section_starts, titles = _sections(doc)
+    marks = sorted(set(page_starts) | set(section_starts))
+
+    def at(offset: int):
+        page = bisect.bisect_right(page_starts, offset) if page_starts else None  # pages are numbered from 1
+        i = bisect.bisect_right(section_starts, offset) - 1
+        return page, (titles[i] if i >= 0 else None)
+
+    def place(start: int, end: int):
+        page, section = at(start)
+        places, last = [], (page, section)
+        for mark in marks[bisect.bisect_right(marks, start):bisect.bisect_left(marks, end)]:
+            here = at(mark)
+            if here != last:
+                places.append([mark - start, *here])
+                last = here
+        return page, section, places
+
+    return place, bool(page_starts), bool(titles)
 
 
 def split(documents: list[dict], *, size: int = DEFAULT_SIZE, overlap: int = DEFAULT_OVERLAP) -> list[dict]:
     """Every document's body cut into passages; a document without a body is one passage holding its title.
 
     A passage: ``id`` (``"<doc id>#<position>"``), ``doc``, ``position``,
-    ``start``, ``title``, ``body`` (the passage's text) and, when the
-    document lists ``page_starts`` (the offset where each page begins), ``page``.
+    ``start``, ``title``, ``body`` (the passage's text); when the document lists
+    ``page_starts`` (the offset where each page begins), ``page``; when it lists
+    ``sections`` (``[offset, heading]`` pairs), ``section``; and ``places`` when
+    the page or the section changes inside the passage. A document's own
+    ``section`` (the handbook's) is every passage's.
     """
     documents = check_documents(documents)  # the one rule for documents: ids, text fields, duplicates
     size = check_int(size, "size", low=50, high=1_000_000)
@@ -121,17 +177,32 @@ def split(documents: list[dict], *, size: int = DEFAULT_SIZE, overlap: int = DEF
     out = []
     for doc_id, doc in zip(ids, documents):
         pieces = split_text(doc.get("body") or "", size=size, overlap=overlap) or [(0, "")]
-        page_starts = doc.get("page_starts")
+        place, paged, sectioned = _placer(doc)
         for position, (start, body) in enumerate(pieces, start=1):
             passage = {"id": f"{doc_id}#{position}", "doc": doc_id, "position": position, "start": start,
                        "title": str(doc.get("title") or ""), "body": body or None}
-            if page_starts:
-                passage["page"] = bisect.bisect_right(page_starts, start)  # pages are numbered from 1
-            for key in ("path", "section"):
+            page, section, places = place(start, start + len(body))
+            if paged:
+                passage["page"] = page
+            if sectioned:
+                passage["section"] = section
+            if places:
+                passage["places"] = places
+            for key in ("path",) + (() if sectioned else ("section",)):
                 if key in doc:
                     passage[key] = doc[key]
             out.append(passage)
     return out
+
+
+def place_of(passage: dict, offset: int) -> tuple:
+    """(page, section) of the character at ``offset`` in a passage: where it starts, moved by each ``places`` entry."""
+    page, section = passage.get("page"), passage.get("section")
+    for at, at_page, at_section in passage.get("places") or ():
+        if at > offset:
+            break
+        page, section = at_page, at_section
+    return page, section
 
 
 def rollup(hits: list[Hit], doc_of: dict, *, how: str = "max", top: int = 2, titles: dict | None = None) -> list[Hit]:
@@ -163,9 +234,11 @@ class PassageRetriever(Retriever):
     ``inner`` ranks passages; its knobs are this retriever's knobs too (a slider on k1 still re-ranks
     without rebuilding). Its own knobs: ``level`` (``"document"`` or ``"passage"``), ``rollup``
     (``"max"`` or ``"sum"``), ``top`` (passages summed per document) and ``depth`` (passages ranked
-    before rolling up). Every hit carries ``doc``, ``path`` (when the passages have one), ``position``
-    and, for a PDF, ``page``; a document hit carries its best passage (``extra["best"]``) and the pages
-    of the passages found (``extra["pages"]``) to explain it.
+    before rolling up). Every hit carries ``doc``, ``path`` (when the passages have one), ``position``,
+    ``snippet`` (its best-matching sentence, the query's words marked), and the ``page`` and
+    ``section`` that hold that sentence when the document has pages or sections; a document hit
+    carries its best passage (``extra["best"]``) and the pages where the passages found start
+    (``extra["pages"]``) to explain it.
 
     ``titles``: a document's title (default: its passages' title). ``refresh``: for an inner retriever
     that reads a table on disk which can change under it (FTS5 over a folder's index), a function
@@ -214,22 +287,50 @@ class PassageRetriever(Retriever):
         p = self.meta.get(h.id, {})
         extra = {**h.extra, "doc": p.get("doc"), "position": p.get("position")}
         extra["path"] = p.get("path", p.get("doc"))
-        if p.get("page") is not None:
-            extra["page"] = p["page"]
+        for key in ("page", "section"):
+            if p.get(key) is not None:
+                extra[key] = p[key]
+        return Hit(id=h.id, score=h.score, title=h.title, parts=h.parts, why=h.why, extra=extra)
+
+    def _cited(self, h: Hit, query: str) -> Hit:
+        """The hit with its best-matching sentence: its snippet, and the page and section that hold it.
+
+        Done only for the hits returned (a few sentences each), never for the ``depth`` passages ranked.
+        """
+        p = self.meta.get(h.id, {})
+        best = best_sentence(p.get("body") or "", query, parts=h.parts)
+        if best is None:
+            return h
+        extra = dict(h.extra)
+        page, section = place_of(p, best.start)
+        for key, value in (("page", page), ("section", section)):
+            if value is not None:
+                extra[key] = value
+        extra.setdefault("snippet", best.snippet)  # FTS5's own snippet() replaces it, when the inner rung makes one
         return Hit(id=h.id, score=h.score, title=h.title, parts=h.parts, why=h.why, extra=extra)
 
     def _search(self, query, limit, knobs):
         if knobs["level"] == "passage":
-            return self._found(query, limit, knobs)
+            return self._snippets([self._cited(h, query) for h in self._found(query, limit, knobs)], query)
         found = self._found(query, max(knobs["depth"], limit), knobs)
         by_id = {h.id: h for h in found}
         docs = rollup(found, self.doc_of, how=knobs["rollup"], top=knobs["top"], titles=self.titles)[:limit]
+        bests = self._snippets([self._cited(by_id[d.extra["best_passage"]], query) for d in docs], query)
         out = []
-        for d in docs:
-            best = by_id[d.extra["best_passage"]]
+        for d, best in zip(docs, bests):
             pages = sorted({by_id[p].extra["page"] for p in d.extra["passages"] if "page" in by_id[p].extra})
             extra = {**d.extra, "path": best.extra["path"], "best": best}
+            for key in ("page", "section", "snippet"):
+                if key in best.extra:
+                    extra[key] = best.extra[key]
             if pages:
-                extra["page"], extra["pages"] = best.extra["page"], pages
+                extra["pages"] = pages
             out.append(Hit(id=d.id, score=d.score, title=d.title, parts=d.parts, extra=extra))
         return out
+
+    def _snippets(self, hits: list[Hit], query: str) -> list[Hit]:
+        """FTS5's own ``snippet()`` for the hits shown, when the inner rung is an FTS5 table that makes them."""
+        made = getattr(self.inner, "snippets", None)
+        given = made(query, [h.id for h in hits]) if callable(made) and hits else {}
+        return [Hit(id=h.id, score=h.score, title=h.title, parts=h.parts, why=h.why,
+                    extra={**h.extra, "snippet": given[h.id]}) if given.get(h.id) else h for h in hits]

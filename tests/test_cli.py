@@ -49,12 +49,12 @@ def indexed(folder, capsys):
 def test_index_reports_what_was_read_and_what_was_not(folder, capsys):
     code, out, err = run(capsys, "index", str(folder), "--no-vectors")
     assert code == 0 and err == ""
-    assert "14 documents" in out and "14 added" in out
+    assert "15 documents" in out and "15 added" in out
     assert "avantages/accord-interessement.pdf: not a readable PDF" in out
-    assert "archives/note-1998.txt: not UTF-8 text" in out
+    assert "archives/note-1998.txt: read as Windows-1252 (not UTF-8)" in out  # detected, read, and said
     assert "index: docs/.rungs/index.sqlite" in out and ".~lock" not in out
     code, out, _ = run(capsys, "index", str(folder), "--no-vectors")
-    assert code == 0 and "0 added, 0 changed, 0 removed, 14 unchanged; 0 read" in out
+    assert code == 0 and "0 added, 0 changed, 0 removed, 15 unchanged; 0 read" in out
 
 
 def test_search_any_keyword_rung_with_its_knobs_and_explanations(indexed, capsys):
@@ -65,7 +65,7 @@ def test_search_any_keyword_rung_with_its_knobs_and_explanations(indexed, capsys
     assert "« harcelement »" in out and "best: passage" in out
     code, out, _ = run(capsys, "search", "congés payés", "--index", str(indexed), "--rung", "fts", "--passages",
                        "--match", "all", "--limit", "3")
-    assert code == 0 and "conges/conges-payes.pdf#1" in out and "fts · passages · 14 documents of docs/" in out
+    assert code == 0 and "conges/conges-payes.pdf#1" in out and "fts · passages · 15 documents of docs/" in out
     code, out, _ = run(capsys, "search", "badge", "--index", str(indexed), "--rung", "bm25", "--k1", "0",
                        "--b", "0", "--title-weight", "3", "--rollup", "sum", "--top", "3")
     assert code == 0 and "temps-de-travail/pointage.txt" in out
@@ -152,3 +152,16 @@ def test_python_m_rungs_search_in_a_real_process(indexed):
                              capture_output=True, text=True, env=env, timeout=120, cwd=indexed.parent)
     assert missing.returncode == 1 and missing.stdout == "" and missing.stderr.count("\n") == 1
     assert "Traceback" not in missing.stderr
+
+
+def test_search_prints_the_snippet_section_and_page_of_every_hit(indexed, capsys):
+    code, out, _ = run(capsys, "search", "entretien préalable", "--index", str(indexed), "--rung", "fts", "--limit", "2")
+    lines = out.splitlines()
+    assert code == 0 and lines[1].split()[2:4] == ["reglement-interieur.pdf,", "p."]
+    # FTS5's own snippet() (ten words, « … » at a cut), under the section that holds it
+    assert lines[2].startswith("      § Article 8 – Droits de la défense · …") and "[entretien] [préalable]" in lines[2]
+    assert len(lines[2].split(" · ", 1)[1].split()) <= 12
+    # every other rung: the best sentence (here a window of it, up to 28 words), marked the same way
+    code, out, _ = run(capsys, "search", "entretien préalable", "--index", str(indexed), "--rung", "bm25", "--limit", "1")
+    said = out.splitlines()[2].split(" · ", 1)[1]
+    assert "p. 3" in out.splitlines()[1] and "[entretien] [préalable]" in said and 12 < len(said.split()) <= 28

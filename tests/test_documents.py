@@ -166,7 +166,8 @@ def test_every_unreadable_file_is_named_with_its_reason_and_the_rest_are_read(tm
     root = tmp_path / "docs"
     write(root, "ok.md", "# Bon\n\nLisible.")
     shutil.copy(BUNDLED / "avantages" / "accord-interessement.pdf", root / "coupe.pdf")
-    (root / "latin.txt").write_bytes("Été".encode("latin-1"))
+    (root / "latin.txt").write_bytes("Été".encode("latin-1"))  # read: Latin-1 is detected
+    (root / "binaire.txt").write_bytes(bytes(range(256)) * 3)  # no text encoding makes words of this
     writer = PdfWriter()
     writer.add_blank_page(200, 200)
     writer.encrypt("secret")
@@ -180,11 +181,12 @@ def test_every_unreadable_file_is_named_with_its_reason_and_the_rest_are_read(tm
     (root / "vieux.doc").write_bytes(b"\xd0\xcf\x11\xe0")
     (root / "gros.txt").write_text("x" * 30_000)
     docs, skipped = walk.read_folder(root, max_bytes=20_000)
-    assert [d["id"] for d in docs] == ["ok.md"]
+    assert [d["id"] for d in docs] == ["latin.txt", "ok.md"]
+    assert docs[0]["body"] == "Été" and docs[0]["notes"] == ["read as Windows-1252 (not UTF-8)"]
     reasons = {s.path: s.reason for s in skipped}
-    assert set(reasons) == {"coupe.pdf", "latin.txt", "secret.pdf", "scan.pdf", "faux.docx", "vieux.doc", "gros.txt"}
+    assert set(reasons) == {"coupe.pdf", "binaire.txt", "secret.pdf", "scan.pdf", "faux.docx", "vieux.doc", "gros.txt"}
     assert reasons["coupe.pdf"].startswith("not a readable PDF")
-    assert reasons["latin.txt"].startswith("not UTF-8 text (byte 0 is 0xc9)")
+    assert reasons["binaire.txt"].startswith("not UTF-8 (byte 128 is 0x80), and not Windows-1252")
     assert reasons["secret.pdf"].startswith("encrypted")
     assert "OCR" in reasons["scan.pdf"]
     assert reasons["faux.docx"].startswith("not a readable Word file")
@@ -274,14 +276,14 @@ def test_add_change_delete_touch_and_what_each_costs(folder, monkeypatch):
 
 def test_an_unreadable_file_is_reported_each_time_but_read_once(folder, monkeypatch):
     idx = documents.index_folder(folder, vectors=False)
-    (folder / "rh" / "badge.txt").write_bytes("Badge égaré".encode("latin-1"))
+    (folder / "rh" / "badge.txt").write_bytes(b"Badge \x81\x8d\x8f\x90\x9d perdu" * 20)  # no Western text
     r = idx.update(vectors=False)
     assert r.removed == ["rh/badge.txt"] and [s.path for s in r.skipped] == ["rh/badge.txt"]
     assert idx.retriever("fts").search("badge") == []  # its old text must not be found any more
     parsed = []
     monkeypatch.setattr(update_module, "_document", lambda *a: parsed.append(a[0]))
     r = idx.update(vectors=False)
-    assert parsed == [] and [s.reason[:12] for s in r.skipped] == ["not UTF-8 te"]
+    assert parsed == [] and [s.reason[:12] for s in r.skipped] == ["not UTF-8 (b"]
     assert [s.path for s in idx.skipped()] == ["rh/badge.txt"]
 
 
@@ -444,7 +446,7 @@ def test_search_time_knobs_stay_search_time_and_the_legs_are_built_once(indexed)
     a = indexed.retriever("hybrid", encoder=Counting())
     b = indexed.retriever("hybrid", encoder=Counting())
     assert a.inner.legs["vector"] is b.inner.legs["vector"]  # encoded once, kept
-    assert a.inner.legs["keyword"].postings is b.inner.legs["keyword"].postings
+    assert a.inner.legs["keyword"].counts is b.inner.legs["keyword"].counts  # loaded once, kept
     by_max = a.search("badge perdu congés", limit=4)
     by_sum = a.search("badge perdu congés", limit=4, rollup="sum", top=3)
     long_max = next(h for h in by_max if h.id == "long.md")

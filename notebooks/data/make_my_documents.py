@@ -11,8 +11,9 @@ committed: neither needs this script, nor LibreOffice, to run):
   and PDF (the .docx converted by LibreOffice headless — Debian's
   ``libreoffice-writer-nogui`` — so the PDFs are the real thing: embedded
   fonts, metadata, a long page spread over several pages);
-- two files that cannot be read, on purpose: a PDF cut in the middle (as a
-  download that stopped), and a note saved in Latin-1, not UTF-8;
+- two awkward files, on purpose: a PDF cut in the middle (as a download that
+  stopped: it cannot be read), and a note saved in Latin-1, not UTF-8 (read once
+  its encoding is detected, and said);
 - a hidden LibreOffice lock file, which the reader must skip without a word;
 - ``my-questions.jsonl`` beside the folder: the handbook's judged questions
   whose answer is in one of these pages, judgments re-keyed to file paths.
@@ -165,7 +166,7 @@ def main() -> int:
         path.parent.mkdir(parents=True, exist_ok=True)
         {".md": write_markdown, ".txt": write_text, ".html": write_html, ".docx": write_docx,
          ".pdf": write_pdf}[path.suffix](page, path)
-    # Two files nobody can read as they are, on purpose.
+    # Two awkward files, on purpose: a cut PDF nobody can read, a Latin-1 note the reader must detect.
     interessement = OUT / "avantages" / "accord-interessement.pdf"
     write_pdf(load("interessement"), interessement)
     data = interessement.read_bytes()

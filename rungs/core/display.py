@@ -4,7 +4,9 @@ Every rung returns rankings as lists of ``rungs.core.retrieval.Hit`` (``id``,
 ``score``, ``title``, and ``parts`` that explain the score); this module is
 where they become something a reader looks at: ``ranking_table`` and ``show``
 (one ranking), ``side_by_side`` (two, with how each page moved), ``parts_table``
-(why one hit scored), ``hits_table`` (a folder's hits: file, page, why),
+(why one hit scored), ``best_sentence`` (the sentence of a passage that
+matches a query, its words marked: every hit's snippet), ``hits_table`` (a
+folder's hits: file, page, section, snippet, why),
 ``bump_chart`` (ranks across a knob's values), and the two kinds of output that
 grow while a cell runs (``LiveText``, ``progress``). Scores are printed to 3
 decimals so that a checked cell compares stable text, not the last bits of a
@@ -15,7 +17,13 @@ Cost: nothing worth measuring.
 
 from __future__ import annotations
 
+import bisect
+import re
+from dataclasses import dataclass
+from functools import lru_cache
 from typing import Iterable, Sequence
+
+from .text import FRENCH_STOPWORDS, WORD, tokenise
 
 
 def _cut(text: str, width: int) -> str:
@@ -125,6 +133,149 @@ def bump_chart(rankings: dict, *, top: int = 5, ax=None, title: str = "", xlabel
     return ax
 
 
+# ---------------------------------------------------------------- the sentence that matches, its words marked
+
+# A sentence ends at . ! ? … (a space after), and a paragraph at a blank line; a « sentence » of a PDF's
+# table or code can be long: past SNIPPET_WORDS words, a window of it is shown.
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?…])\s+|\n\s*\n")
+#: The longest snippet, in words (FTS5's snippet() is given 10 tokens by rung N0; a sentence reads better).
+SNIPPET_WORDS = 28
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """The best-matching sentence of a text: where it is, the query words it holds, and the snippet to show."""
+
+    start: int
+    end: int
+    matched: tuple
+    snippet: str
+
+
+@lru_cache(maxsize=256)
+def _query_words(query: str) -> dict[str, float]:
+    words = tokenise(query)
+    kept = [w for w in words if w not in FRENCH_STOPWORDS and len(w) > 1]
+    return dict.fromkeys(kept or words, 1.0)
+
+
+#: The letters folded the way ``tokenise`` folds them, one character for one so that offsets stay: Latin,
+#: Latin Extended and Additional, Greek and Cyrillic (« É » → « e », « Ά » → « α »).
+_RANGES = [(0x00, 0x250), (0x370, 0x530), (0x1E00, 0x1F00)]
+
+
+@lru_cache(maxsize=1)
+def _folding() -> tuple[dict, dict]:
+    """A translation table folding a letter to the one letter it folds to, and the letters that fold to
+    two (« œ » → « oe », « ß » → « ss », « ﬁ » → « fi »), which a query word's pattern allows instead."""
+    table, double = {}, {}
+    for code in [c for low, high in _RANGES for c in range(low, high)] + list(range(0xFB00, 0xFB07)):
+        ch = chr(code)
+        if not ch.isalnum():
+            continue
+        folded = "".join(tokenise(ch))
+        if len(folded) == 1:
+            table[code] = folded
+        elif len(folded) == 2:
+            double.setdefault(folded, []).append(ch)
+    return table, double
+
+
+def _word_pattern(word: str) -> str:
+    """A folded word as a pattern over folded text: each pair a ligature stands for may be that ligature."""
+    _, double = _folding()
+    out, i = [], 0
+    while i < len(word):
+        pair = word[i:i + 2]
+        if pair in double:
+            out.append(f"(?:{re.escape(pair)}|[{re.escape(''.join(double[pair]))}])")
+            i += 2
+        else:
+            out.append(re.escape(word[i]))
+            i += 1
+    return "".join(out)
+
+
+@lru_cache(maxsize=256)
+def _query_pattern(words: tuple) -> re.Pattern:
+    """One pattern for all of a query's folded words, each a whole word (group ``w<i>``: word i)."""
+    alternatives = "|".join(f"(?P<w{i}>{_word_pattern(w)})" for i, w in enumerate(words))
+    return re.compile(rf"(?<![^\W_])(?:{alternatives})(?![^\W_])", re.IGNORECASE)
+
+
+def best_sentence(text: str, query: str, *, parts: dict | None = None) -> Sentence | None:
+    """The sentence of ``text`` that holds the most of the query's words (weighted by ``parts`` when a
+    rung gives each word's part of the score, as BM25 does), its words marked ``[like this]``.
+
+    The same rule for every rung: the distinct query words a sentence holds (stop words left out),
+    each counted once with its weight; ties go to more occurrences, then to the earlier sentence. A
+    word matches as the tokenizer folds it (« conges » finds « Congés », « oeuvre » finds « œuvre »).
+    A text that holds none of them (a vector hit can) gives its first sentence, unmarked. ``None`` for
+    an empty text. Cost: one translation and one pass of one pattern over the text.
+    """
+    if not text or not text.strip():
+        return None
+    weights = dict(_query_words(query))  # a copy: the parts below are this hit's
+    for word, part in (parts or {}).items():
+        if word in weights and isinstance(part, (int, float)) and part > 0:
+            weights[word] = float(part)
+    words = tuple(weights)
+    folded = text.translate(_folding()[0])  # one character for one: a match's offsets are the text's
+    found = [(m.start(), m.end(), words[int(m.lastgroup[1:])]) for m in _query_pattern(words).finditer(folded)] \
+        if words else []
+    spans = list(_sentence_spans(text))
+    if not spans:
+        return None
+    starts = [a for a, _ in spans]
+    per_sentence: dict[int, list] = {}
+    for hit in found:
+        per_sentence.setdefault(bisect.bisect_right(starts, hit[0]) - 1, []).append(hit)
+    best = max(per_sentence.items(), default=(0, []),
+               key=lambda kv: (sum(weights[w] for w in {h[2] for h in kv[1]}), len(kv[1]), -kv[0]))
+    start, end = spans[best[0]]
+    hits = [h for h in best[1] if start <= h[0] < end]
+    tokens = [(m.start(), m.end(), None) for m in WORD.finditer(text, start, end)]
+    return Sentence(start, end, tuple(dict.fromkeys(h[2] for h in hits)), _marked(text, tokens, hits, start, end))
+
+
+def _sentence_spans(text: str):
+    last = 0
+    for m in _SENTENCE_BREAK.finditer(text):
+        if text[last:m.start()].strip():
+            yield last, m.start()
+        last = m.end()
+    if text[last:].strip():
+        yield last, len(text)
+
+
+def _window(words: list, hits: list) -> tuple[int, int]:
+    """The SNIPPET_WORDS words (as indexes) holding the most distinct matched words, from a few before one."""
+    matched_at = {a: w for a, _, w in hits}
+    starts = [i for i, (a, _, _) in enumerate(words) if a in matched_at][:50] or [4]
+    best, best_lo = -1, 0
+    for i in starts:
+        lo = max(0, i - 4)
+        held = len({matched_at[a] for a, _, _ in words[lo:lo + SNIPPET_WORDS] if a in matched_at})
+        if held > best:
+            best, best_lo = held, lo
+    return best_lo, min(best_lo + SNIPPET_WORDS, len(words))
+
+
+def _marked(text: str, words: list, hits: list, start: int, end: int) -> str:
+    """The sentence (or a window of SNIPPET_WORDS words around its densest matches), query words in [ ]."""
+    cut_start, cut_end = start, end
+    if len(words) > SNIPPET_WORDS:
+        lo, hi = _window(words, hits)
+        cut_start, cut_end = words[lo][0], words[hi - 1][1]
+    out, at = [], cut_start
+    for a, b in sorted({(a, b) for a, b, _ in hits if cut_start <= a < cut_end}):
+        out += [text[at:a], "[", text[a:b], "]"]
+        at = b
+    out.append(text[at:cut_end])
+    shown = " ".join("".join(out).split())
+    return ("…" if cut_start > start else "") + shown + ("…" if cut_end < end else "")
+
+
 # ---------------------------------------------------------------- hits of a folder: file, page, why
 def where(hit) -> str:
     """A hit as a reader finds it again: its file, and its page when the file has pages."""
@@ -132,16 +283,20 @@ def where(hit) -> str:
     return f"{path}, p. {hit['page']}" if hit.get("page") is not None else path
 
 
-def hits_table(hits, *, explain: bool = False, width: int = 40) -> str:
-    """Rank, score, file (and page), title; ``explain``: what each part contributed, under each hit."""
+def hits_table(hits, *, explain: bool = False, snippets: bool = True, width: int = 40) -> str:
+    """Rank, score, file (and page), title; under each hit its section and snippet (its best sentence, the
+    query's words in [ ]); ``explain``: what each part contributed, under that."""
     if not hits:
         return Table("(no results)")
     lines = []
     for rank, h in enumerate(hits, start=1):
-        title = " ".join(str(h.title or "").split())
-        title = title if len(title) <= width else title[: width - 1] + "…"
+        title = _cut(h.title, width)
         place = where(h) if "#" not in h.id else h.id + (f", p. {h['page']}" if h.get("page") is not None else "")
         lines.append(f"{rank:>2}  {h.score:>8.4f}  {place:<34} {title}")
+        said = " · ".join(x for x in (f"§ {_cut(h.get('section'), 60)}" if h.get("section") else "",
+                                      _cut(h.get("snippet"), 400) if snippets else "") if x)
+        if said:
+            lines.append(f"      {said}")
         if explain:
             lines += ["      " + line for line in explanation(h).split("\n")]
     return Table("\n".join(lines))

@@ -1,8 +1,8 @@
 """Exercises of notebook 07 (your own documents): passage size, and where a word is in a long PDF.
 
 Each check recomputes the truth with ``rungs`` from the bundled folder (``notebooks/data/my-documents``):
-the PDF reader and ``passages.split`` for the first, a BM25 index over the Règlement's passages for the
-second. No encoder, no model.
+the PDF reader and ``passages.split`` for the first, a BM25 index over the Règlement's passages (and the
+pages its hits cite) for the second. No encoder, no model.
 """
 
 from __future__ import annotations
@@ -68,11 +68,11 @@ len(passages.split([rules], size=500, overlap=200))""",
 
 def _sanction_pages() -> list[int]:
     from ..bm25 import build_index
-    from ..passages import split
+    from ..passages import PassageRetriever, split
 
     cut = split([_rules()], size=1500, overlap=200)
-    page = {p["id"]: p["page"] for p in cut}
-    return sorted({page[h.id] for h in build_index(cut, stopwords=True).search("sanction", limit=len(cut))})
+    found = PassageRetriever(build_index(cut, stopwords=True), cut).search("sanction", level="passage", limit=len(cut))
+    return sorted({h["page"] for h in found})  # the page of each hit's best sentence, as a hit cites it
 
 
 def _judge_pages(answer):
@@ -81,7 +81,8 @@ def _judge_pages(answer):
     given = sorted({_integer(a) for a in answer})
     truth = _sanction_pages()
     if given == truth:
-        return True, "the disciplinary articles sit at the end of the PDF; a passage knows the page it starts on"
+        return True, ("the disciplinary articles sit at the end of the PDF; each hit cites the page of its best "
+                      "sentence, even when its passage starts on the page before")
     if set(given) > set(truth):
         return False, "one of these pages has no passage that matches: look at each hit's h['page']"
     return False, "a page is missing: search with a limit large enough to list every matching passage"
@@ -89,7 +90,7 @@ def _judge_pages(answer):
 
 SANCTION_PAGES = Exercise(
     name="sanction_pages",
-    question="On which pages of the Règlement do the passages matching « sanction » start (BM25, level='passage')?",
+    question="On which pages of the Règlement are the sentences matching « sanction » (BM25, level='passage')?",
     judge=_judge_pages,
     hint_text=("index.retriever('bm25').search('sanction', level='passage', limit=20) lists passages; keep "
                "those of the Règlement and read h['page'] (BM25 stems, so « sanctions » matches too)."),

@@ -42,7 +42,7 @@ from ..core.errors import check_bool, check_choice, check_int
 from ..core.retrieval import Retriever
 from ..fts import FtsIndex
 from ..passages import DEFAULT_OVERLAP, DEFAULT_SIZE, PassageRetriever, split
-from . import store, update
+from . import keywords, store, update
 from .readers import MAX_BYTES
 from .report import IndexReport
 from .store import INDEX_DIR, INDEX_FILE, IndexMismatch, IndexNotFound
@@ -134,9 +134,13 @@ class FolderIndex:
         self.path = Path(path)
         self.db = store.connect(self.path, create=create)
         meta = store.read_meta(self.db, self.path)
+        self.reset = ""  # why this run reads every file again, when the index was of an older layout
         if meta.get("schema") not in (None, str(store.SCHEMA)):
-            raise IndexMismatch(f"{self.path} was written by another version of rungs (layout {meta['schema']}): "
-                                "index the folder again (python -m rungs index FOLDER) to rebuild it")
+            if not create:
+                raise IndexMismatch(f"{self.path} was written by another version of rungs (layout {meta['schema']}): "
+                                    "index the folder again (python -m rungs index FOLDER) to rebuild it")
+            self.reset = f"the index was written by another version of rungs (layout {meta['schema']})"
+            meta = {"folder": meta["folder"]} if meta.get("folder") else {}
         if not create and "folder" not in meta:
             raise IndexMismatch(f"{self.path} holds no finished index: run  python -m rungs index FOLDER  again")
         self.folder = self._folder(meta, folder)
@@ -193,14 +197,17 @@ class FolderIndex:
         return self._built[key]
 
     def documents(self) -> list[dict]:
-        """Every indexed document: ``id``, ``path``, ``title``, ``body``, ``format``, ``headings``, ``page_starts``."""
+        """Every indexed document: ``id``, ``path``, ``title``, ``body``, ``format``, ``headings``, ``sections``,
+        ``notes``, ``dropped`` and ``page_starts`` (PDF)."""
         out = []
         with store.said(self.path):
-            rows = self.db.execute("SELECT path, format, title, body, page_starts, headings FROM files "
-                                   "ORDER BY path").fetchall()
-        for path, fmt, title, body, starts, headings in rows:
+            rows = self.db.execute("SELECT path, format, title, body, page_starts, headings, sections, notes "
+                                   "FROM files ORDER BY path").fetchall()
+        for path, fmt, title, body, starts, headings, sections, notes in rows:
+            noted = json.loads(notes or "{}")
             doc = {"id": path, "path": path, "format": fmt, "title": title, "body": body,
-                   "headings": json.loads(headings or "[]")}
+                   "headings": json.loads(headings or "[]"), "sections": json.loads(sections or "[]"),
+                   "notes": noted.get("notes", []), "dropped": noted.get("dropped", {})}
             if starts:
                 doc["page_starts"] = json.loads(starts)
             out.append(doc)
@@ -208,16 +215,18 @@ class FolderIndex:
 
     def passages(self) -> list[dict]:
         """Every passage, in document order: ``id`` (``path#n``), ``doc``, ``path``, ``position``, ``start``,
-        ``page`` (PDF), ``title``, ``body``."""
+        ``page`` (PDF), ``section`` (a document with headings), ``places`` (where either changes inside it),
+        ``title``, ``body``."""
         out = []
         with store.said(self.path):
-            rows = self.db.execute("SELECT id, doc, position, start, page, title, body FROM passages "
-                                   "ORDER BY doc, position").fetchall()
-        for pid, doc, position, start, page, title, body in rows:
+            rows = self.db.execute("SELECT id, doc, position, start, page, title, body, section, places "
+                                   "FROM passages ORDER BY doc, position").fetchall()
+        for pid, doc, position, start, page, title, body, section, places in rows:
             p = {"id": pid, "doc": doc, "path": doc, "position": position, "start": start, "title": title,
                  "body": body}
-            if page is not None:
-                p["page"] = page
+            for key, value in (("page", page), ("section", section), ("places", json.loads(places) if places else None)):
+                if value is not None:
+                    p[key] = value
             out.append(p)
         return out
 
@@ -225,6 +234,11 @@ class FolderIndex:
         """The files that were not indexed at the last run, and why."""
         with store.said(self.path):
             return [Skipped(p, r) for p, r in self.db.execute("SELECT path, reason FROM skipped ORDER BY path")]
+
+    def duplicates(self) -> dict[str, str]:
+        """The files indexed once because another file holds the same bytes: file → the one indexed."""
+        with store.said(self.path):
+            return dict(self.db.execute("SELECT path, same_as FROM duplicates ORDER BY path"))
 
     # ------------------------------------------------------------ bringing it up to date
 
@@ -238,7 +252,10 @@ class FolderIndex:
         overlap = check_int(overlap, "overlap", low=0, high=size // 2)
         started = time.perf_counter()
         meta = store.read_meta(self.db, self.path)
-        rebuilt = ""
+        rebuilt = self.reset
+        if self.reset:
+            store.reset(self.db)
+            meta, self.reset = {}, ""
         if "size" in meta and (int(meta["size"]), int(meta["overlap"])) != (size, overlap):
             rebuilt = (f"the passages were {meta['size']} characters with {meta['overlap']} of overlap, "
                        f"now {size} with {overlap}")
@@ -256,8 +273,20 @@ class FolderIndex:
                 bar.close()
         self.size, self.overlap = size, overlap
         self._built = {k: v for k, v in self._built.items() if k[0] == "cache"}  # legs see the new passages
+        if report.read or report.removed or report.same or rebuilt or not keywords.matrix_file(self.path).exists():
+            keywords.write(self.db, self.path)  # what BM25 loads at search time, for this state of the index
         self._finish(report, cache, encoded_before, started)
+        self._write_report(report)
         return report
+
+    def _write_report(self, report: IndexReport) -> None:
+        """Every file of the run, one a line, beside the index (the summary names only the first few)."""
+        target = self.path.with_name(self.path.name + ".report.txt")
+        try:
+            target.write_text(report.full() + "\n", encoding="utf-8")
+            report.written = target.name
+        except OSError:
+            report.written = ""  # the summary is what a learner reads; the full list is a convenience
 
     def _finish(self, report: IndexReport, cache, encoded_before: int, started: float) -> None:
         import time
@@ -281,7 +310,8 @@ class FolderIndex:
     # ------------------------------------------------------------ retrievers over it
 
     def retriever(self, rung: str = "hybrid", *, encoder=None, size: int | None = None, overlap: int | None = None,
-                  stopwords=True, stem=None, keyword_knobs: dict | None = None, **knobs) -> PassageRetriever:
+                  stopwords=True, stem=None, keyword_knobs: dict | None = None, progress: bool = False,
+                  **knobs) -> PassageRetriever:
         """A retriever of ``rung`` (``fts``, ``bm25``, ``vectors``, ``hybrid``) over this index's passages,
         rolled up to documents unless ``level="passage"``. The heavy parts (a BM25 index, the passages'
         vectors) are built once per index and kept; asking again costs nothing.
@@ -289,8 +319,9 @@ class FolderIndex:
         ``size``/``overlap`` other than the index's: the stored documents are cut again in memory (to
         compare passage sizes without touching the index on disk). ``stopwords``/``stem``: the BM25
         tokenizer (build-time). ``keyword_knobs``: the hybrid's keyword leg's knobs (``k1``, ``b``,
-        ``match``…; default: match any word). ``knobs``: default search-time knobs, e.g. ``k=30``,
-        ``rollup="sum"``, ``level="passage"`` — each can also be given to ``search``.
+        ``match``…; default: match any word). ``progress``: say so, with a bar, when the vector leg must
+        first encode passages the index holds no vector for. ``knobs``: default search-time knobs, e.g.
+        ``k=30``, ``rollup="sum"``, ``level="passage"`` — each can also be given to ``search``.
         """
         from ..hybrid import YOUR_DOCUMENTS, Hybrid
 
@@ -305,7 +336,7 @@ class FolderIndex:
         elif rung == "bm25":
             inner = self._bm25(size, overlap, stopwords, stem)
         else:
-            vector = self._vectors(size, overlap, encoder or _default_encoder())
+            vector = self._vectors(size, overlap, encoder or _default_encoder(), progress)
             if rung == "vectors":
                 inner = vector
             else:
@@ -341,21 +372,49 @@ class FolderIndex:
 
     def _fts(self, size, overlap) -> Retriever:
         if (size, overlap) == (self.size, self.overlap):
-            return FtsIndex.open(self.db, "passages_fts")
+            return FtsIndex.open(self.db, "passages_fts", snippets=False)  # made for the hits shown (passages)
         # Another passage size: an FTS5 table in memory, built from the stored documents cut again.
         return self._once(("fts", size, overlap), lambda: FtsIndex(self._passages_at(size, overlap)))
 
     def _bm25(self, size, overlap, stopwords, stem) -> Retriever:
         from ..bm25 import build_index
 
-        return self._once(("bm25", size, overlap, repr(stopwords), repr(stem)),
-                          lambda: build_index(self._passages_at(size, overlap), stopwords=stopwords, stem=stem))
+        key = ("bm25", size, overlap, repr(stopwords), repr(stem))
+        if (size, overlap) == (self.size, self.overlap) and stem is None:
+            # Counted by `index`, loaded here: no passage is cut into words again (rungs.yours.keywords).
+            return self._once(key, lambda: keywords.load(self.db, self.path, self._titles(), stopwords=stopwords))
+        return self._once(key, lambda: build_index(self._passages_at(size, overlap), stopwords=stopwords, stem=stem))
 
-    def _vectors(self, size, overlap, encoder) -> Retriever:
+    def _vectors(self, size, overlap, encoder, progress: bool = False) -> Retriever:
         from ..vectors import VectorIndex
 
-        return self._once(("vectors", size, overlap, encoder.fingerprint),
-                          lambda: VectorIndex(self._passages_at(size, overlap), encoder, cache=self.cache(encoder)))
+        def build():
+            passages = self._passages_at(size, overlap)
+            self._encode_missing(passages, encoder, progress)
+            return VectorIndex(passages, encoder, cache=self.cache(encoder))
+
+        return self._once(("vectors", size, overlap, encoder.fingerprint), build)
+
+    def _encode_missing(self, passages: list[dict], encoder, progress: bool) -> None:
+        """Passages the cache has no vector for yet (indexed with ``vectors=False``): encoded now, in batches, once
+        — said before the wait, with a bar that knows its total (``progress``), and kept in the cache."""
+        import sys
+
+        cache = self.cache(encoder)
+        missing = list(dict.fromkeys(t for t in map(passage_text, passages) if cache.key(t) not in cache.vectors))
+        if not missing:
+            return
+        if progress:
+            print(f"encoding {len(missing):,} passages for the vector leg first (the index was made without "
+                  "vectors): once, then kept", file=sys.stderr, flush=True)
+        bar = _progress(progress, "encoding", unit="passage", total=len(missing))
+        try:
+            for at in range(0, len(missing), 256):
+                cache.vectors_of(missing[at:at + 256], save=False)
+                bar.update(len(missing[at:at + 256]))
+        finally:
+            bar.close()
+            cache.save()  # interrupted or not, what was encoded is kept
 
     def close(self) -> None:
         self.db.close()

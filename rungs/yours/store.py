@@ -10,9 +10,13 @@ and never opened for writing. A locked, read-only or damaged index each gets
 its own sentence and what to do.
 
 The tables: ``meta`` (schema, passage size, folder), ``files`` (what was read,
-when, its hash), ``skipped`` (what was not, and why), ``passages`` and their
-FTS5 table ``passages_fts``, whose text goes through the one normalisation
-(``rungs.core.text.fts_text``).
+when, its hash, its sections and the notes on it), ``skipped`` (what was not,
+and why), ``duplicates`` (files whose content another file already holds:
+indexed once), ``passages`` (with their section, the places where their page
+or section changes, and their words counted for BM25) and their FTS5 table
+``passages_fts``, whose text goes through the one normalisation
+(``rungs.core.text.fts_text``). An index of an older layout is rebuilt by the
+next indexing run (``reset``).
 
 Cost: one header read and one connection.
 """
@@ -22,15 +26,16 @@ from __future__ import annotations
 import contextlib
 import json
 import sqlite3
+from collections import Counter
 from pathlib import Path
 
 from ..core.errors import RungsError
-from ..core.text import fts_text
+from ..core.text import fts_text, tokenise
 
 #: Written in the SQLite header of every index rungs creates: « RUNG ». A database without it is not ours.
 APPLICATION_ID = 0x52554E47
 #: The layout of the tables; an index of another layout is rebuilt by indexing again.
-SCHEMA = 2
+SCHEMA = 3
 INDEX_DIR = ".rungs"
 INDEX_FILE = "index.sqlite"
 #: How long a run waits for another run that holds the index before saying so.
@@ -40,11 +45,15 @@ TABLES = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS files (
     path TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, sha256 TEXT,
-    format TEXT, title TEXT, body TEXT, page_starts TEXT, headings TEXT, passages INTEGER);
+    format TEXT, title TEXT, body TEXT, page_starts TEXT, headings TEXT, passages INTEGER,
+    sections TEXT, notes TEXT);
 CREATE TABLE IF NOT EXISTS skipped (path TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, sha256 TEXT, reason TEXT);
+CREATE TABLE IF NOT EXISTS duplicates (path TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, sha256 TEXT,
+    same_as TEXT);
 CREATE TABLE IF NOT EXISTS passages (
     n INTEGER PRIMARY KEY, id TEXT UNIQUE, doc TEXT REFERENCES files(path) ON DELETE CASCADE,
-    position INTEGER, start INTEGER, page INTEGER, title TEXT, body TEXT);
+    position INTEGER, start INTEGER, page INTEGER, title TEXT, body TEXT,
+    section TEXT, places TEXT, words TEXT);
 CREATE INDEX IF NOT EXISTS passages_doc ON passages(doc);
 CREATE VIRTUAL TABLE IF NOT EXISTS passages_fts USING fts5(
     id UNINDEXED, title, body, tokenize = 'unicode61 remove_diacritics 2');
@@ -214,23 +223,59 @@ def write_meta(db: sqlite3.Connection, *, size: int, overlap: int, folder: Path)
                     ("folder", str(folder)), ("updated", str(time.time()))])
 
 
+def mark_changed(db: sqlite3.Connection) -> None:
+    """Note that the passages changed in this run: what is made from them (BM25's matrices) names this state."""
+    import time
+
+    db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('passages_changed', ?)", (str(time.time_ns()),))
+
+
 def store_passages(db: sqlite3.Connection, doc: dict, stat, digest: str, pieces: list[dict]) -> None:
-    """Write one document and its passages (its old rows removed first)."""
+    """Write one document and its passages (its old rows removed first); each passage's words are counted
+    once here (``words_of``), so that BM25 is loaded at search time, never tokenised again."""
     remove(db, doc["id"])
+    notes = {"notes": doc.get("notes") or [], "dropped": doc.get("dropped") or {}}
     db.execute("INSERT INTO files(path, size, mtime_ns, sha256, format, title, body, page_starts, headings, "
-               "passages) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+               "passages, sections, notes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                (doc["id"], stat.st_size, stat.st_mtime_ns, digest, doc["format"], doc["title"], doc["body"],
                 json.dumps(doc["page_starts"]) if doc.get("page_starts") else None,
-                json.dumps(doc.get("headings") or [], ensure_ascii=False), len(pieces)))
+                json.dumps(doc.get("headings") or [], ensure_ascii=False), len(pieces),
+                json.dumps(doc.get("sections") or [], ensure_ascii=False), json.dumps(notes, ensure_ascii=False)))
     for p in pieces:
-        n = db.execute("INSERT INTO passages(id, doc, position, start, page, title, body) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                       (p["id"], p["doc"], p["position"], p["start"], p.get("page"), p["title"], p["body"])).lastrowid
+        n = db.execute("INSERT INTO passages(id, doc, position, start, page, title, body, section, places, words) "
+                       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                       (p["id"], p["doc"], p["position"], p["start"], p.get("page"), p["title"], p["body"],
+                        p.get("section"), json.dumps(p["places"], ensure_ascii=False) if p.get("places") else None,
+                        json.dumps(words_of(p), ensure_ascii=False))).lastrowid
         # Through the one normalisation, so that FTS5 on disk cuts the words N1 cuts.
         db.execute("INSERT INTO passages_fts(rowid, id, title, body) VALUES (?, ?, ?, ?)",
                    (n, p["id"], fts_text(p["title"]), fts_text(p["body"])))
 
 
+def words_of(passage: dict) -> dict:
+    """What BM25 needs of one passage: each field's words and their counts (every word kept, none stemmed:
+    stop words are dropped when the index is loaded, as ``tokenise`` would drop them)."""
+    return {field: dict(Counter(tokenise(passage.get(field)))) for field in ("title", "body")}
+
+
+def record_duplicate(db: sqlite3.Connection, rel: str, stat, digest: str, same_as: str) -> None:
+    remove(db, rel)
+    db.execute("DELETE FROM skipped WHERE path = ?", (rel,))
+    db.execute("INSERT OR REPLACE INTO duplicates(path, size, mtime_ns, sha256, same_as) VALUES (?, ?, ?, ?, ?)",
+               (rel, stat.st_size, stat.st_mtime_ns, digest, same_as))
+
+
+def reset(db: sqlite3.Connection) -> None:
+    """An index of an older layout, emptied and made again in this layout (its files are read again)."""
+    names = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' "
+                                      "AND name NOT LIKE 'passages_fts_%' AND name NOT LIKE 'sqlite_%'")]
+    for name in names:
+        db.execute(f'DROP TABLE IF EXISTS "{name}"')
+    db.executescript(TABLES)
+
+
 def remove(db: sqlite3.Connection, rel: str) -> None:
+    db.execute("DELETE FROM duplicates WHERE path = ?", (rel,))
     db.execute("DELETE FROM passages_fts WHERE rowid IN (SELECT n FROM passages WHERE doc = ?)", (rel,))
     db.execute("DELETE FROM passages WHERE doc = ?", (rel,))
     db.execute("DELETE FROM files WHERE path = ?", (rel,))

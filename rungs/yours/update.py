@@ -8,8 +8,15 @@ that goes wrong with one file — an exception from a reader, a file over the
 size limit, one that takes longer than ``FILE_SECONDS`` (``RUNGS_FILE_SECONDS``)
 — makes it « not indexed » with its name and the reason, inside a savepoint,
 and every other file is indexed. A failure of the index itself (locked,
-read-only, damaged) is not one file's: it stops the run with its sentence. A file whose content hash is unchanged is not parsed again;
-only passages whose text changed are encoded again.
+read-only, damaged) is not one file's: it stops the run with its sentence. A
+file whose content hash is unchanged is not parsed again; only passages whose
+text changed are encoded again. A file whose bytes another file of the folder
+already holds (a second download, a copy) is indexed once: it is recorded
+« same as » the first (in path order), and read again only if that one changes
+or goes.
+
+Encoding comes after reading, so that its progress bar knows its total: the
+passages whose text the vector cache does not hold yet.
 
 The whole run is one transaction: interrupted (Ctrl-C, the machine killed),
 the previous index stays exactly as it was. The vectors already encoded are
@@ -90,8 +97,12 @@ class Update:
         self.known = {p: (s, m, h) for p, s, m, h in self.db.execute("SELECT path, size, mtime_ns, sha256 FROM files")}
         self.known_skipped = {p: (s, m, h, r) for p, s, m, h, r in
                               self.db.execute("SELECT path, size, mtime_ns, sha256, reason FROM skipped")}
+        self.known_same = {p: (s, m, h, o) for p, s, m, h, o in
+                           self.db.execute("SELECT path, size, mtime_ns, sha256, same_as FROM duplicates")}
+        self.by_digest = {h: p for p, (_, _, h) in sorted(self.known.items(), reverse=True)}
         self.seen: set[str] = set()
         self.pending: list[str] = []
+        self.entries: dict = {}  # rel → entry, to read a copy again when its original goes
 
     # ------------------------------------------------------------ scan: what to do with each file
 
@@ -105,8 +116,11 @@ class Update:
                 yield "skip", entry
                 continue
             stamp = (entry.stat.st_size, entry.stat.st_mtime_ns)
+            self.entries[entry.rel] = entry
             if not self.report.rebuilt and self.known.get(entry.rel, (None, None))[:2] == stamp:
                 yield "unchanged", entry
+            elif not self.report.rebuilt and self.known_same.get(entry.rel, (None, None))[:2] == stamp:
+                yield "same-again", entry
             elif not self.report.rebuilt and self.known_skipped.get(entry.rel, (None, None))[:2] == stamp:
                 yield "skipped-again", entry
             else:
@@ -119,6 +133,8 @@ class Update:
             self.report.unchanged += 1
         elif action == "skipped-again":
             self.report.skipped.append(Skipped(entry.rel, self.known_skipped[entry.rel][3]))
+        elif action == "same-again":
+            self.report.same.append((entry.rel, self.known_same[entry.rel][3]))
         elif action == "skip":
             self.skip(entry.rel, None, None, entry.reason)
         else:
@@ -139,18 +155,29 @@ class Update:
         with budget(self.seconds):
             data = entry.path.read_bytes()
             digest = hashlib.sha256(data).hexdigest()
-            if self.unchanged_content(rel, stat, digest):
+            if self.unchanged_content(rel, stat, digest) or self.copy_of(rel, stat, digest):
                 return
             doc = _document(rel, kind, data, entry.path)
         self.report.read += 1
         pieces = split([doc], size=self.size, overlap=self.overlap)
         store.store_passages(self.db, doc, stat, digest, pieces)
+        self.by_digest.setdefault(digest, rel)
+        self.report.noted(rel, doc)
         (self.report.changed if rel in self.known else self.report.added).append(rel)
         self.db.execute("DELETE FROM skipped WHERE path = ?", (rel,))
         if self.cache is not None:
             self.pending += [passage_text(p) for p in pieces]
-            if len(self.pending) >= self.batch:
-                self.encode()
+
+    def copy_of(self, rel: str, stat, digest: str) -> bool:
+        """Another file of the folder holds these very bytes: this one is « same as » it, not indexed twice."""
+        original = self.by_digest.get(digest)
+        if original is None or original == rel:
+            return False
+        if rel in self.known:
+            self.report.removed.append(rel)  # indexed before, a copy now: its passages go
+        store.record_duplicate(self.db, rel, stat, digest, original)
+        self.report.same.append((rel, original))
+        return True
 
     def unchanged_content(self, rel: str, stat, digest: str) -> bool:
         """A new date on the same content (a copy, a checkout): the hash says nothing changed."""
@@ -176,11 +203,33 @@ class Update:
         self.report.skipped.append(Skipped(rel, why))
 
     def encode(self) -> None:
-        """Encode what is pending (kept in memory; the cache file is written once, at the end of the run)."""
-        if self.pending:
-            self.cache.vectors_of(self.pending, save=False)
-            self.bars["encoding"].update(len(self.pending))
-            self.pending = []
+        """Encode what is pending, in batches, the bar's total known (kept in memory; the cache file is
+        written once, at the end of the run) — and every stored passage that has no vector yet, when there
+        are fewer vectors than passages (a run with ``vectors=False`` before this one)."""
+        stored = self.db.execute("SELECT count(*) FROM passages").fetchone()[0]
+        if len(self.cache.vectors) + len(self.pending) < stored:  # some passage has no vector: indexed without
+            self.pending = [passage_text({"title": t, "body": b})  # vectors, or its cache was lost: all are looked at
+                            for t, b in self.db.execute("SELECT title, body FROM passages")]
+        missing = list(dict.fromkeys(t for t in self.pending if self.cache.key(t) not in self.cache.vectors))
+        self.pending = []
+        if not missing:
+            return
+        bar = self.bars["encoding"]
+        bar.reset(total=len(missing))
+        for at in range(0, len(missing), self.batch):
+            self.cache.vectors_of(missing[at:at + self.batch], save=False)
+            bar.update(len(missing[at:at + self.batch]))
+
+    def copies_left_alone(self) -> None:
+        """A copy whose original went away or changed this run is read now, in its place."""
+        indexed = dict(self.db.execute("SELECT path, sha256 FROM files"))
+        for rel, original, digest in self.db.execute("SELECT path, same_as, sha256 FROM duplicates").fetchall():
+            if indexed.get(original) != digest and rel in self.entries:
+                self.by_digest = {h: p for p, h in sorted(indexed.items(), reverse=True)}
+                self.report.same = [(r, o) for r, o in self.report.same if r != rel]
+                self.db.execute("DELETE FROM duplicates WHERE path = ?", (rel,))
+                self.apply("read", self.entries[rel])
+                indexed = dict(self.db.execute("SELECT path, sha256 FROM files"))
 
     def forget_gone(self, unreadable: list[str]) -> None:
         """Files no longer in the folder are removed, except those in a folder that merely could not be read."""
@@ -191,6 +240,8 @@ class Update:
                 self.report.removed.append(rel)
         for rel in sorted(set(self.known_skipped) - self.seen):  # a skipped file that is gone is no longer news
             self.db.execute("DELETE FROM skipped WHERE path = ?", (rel,))
+        for rel in sorted(set(self.known_same) - self.seen):
+            self.db.execute("DELETE FROM duplicates WHERE path = ?", (rel,))
 
 
 def run(index, *, size: int, overlap: int, rebuilt: str, cache, max_bytes: int, batch: int, bars) -> IndexReport:
@@ -214,8 +265,12 @@ def run(index, *, size: int, overlap: int, rebuilt: str, cache, max_bytes: int, 
                 update.apply(action, entry)
                 bars["reading"].update(1)
             update.forget_gone(walk.unreadable)
-            update.encode()
+            update.copies_left_alone()
+            if cache is not None:
+                update.encode()
             store.write_meta(index.db, size=size, overlap=overlap, folder=Path(index.folder).resolve())
+            if update.report.read or update.report.removed or rebuilt:
+                store.mark_changed(index.db)  # in the transaction: what is stored from the passages knows their state
             index.db.execute("COMMIT")
     except BaseException:
         with contextlib.suppress(sqlite3.Error):  # a damaged file may refuse even this: the run's error is the news

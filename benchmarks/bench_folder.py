@@ -1,0 +1,206 @@
+"""A real folder, indexed and searched as a learner would: per rung, the right file and the right page.
+
+Run:  .venv/bin/python benchmarks/bench_folder.py --label after
+      .venv/bin/python benchmarks/bench_folder.py --label before --code /tmp/rungs-before   # an older rungs
+      .venv/bin/python benchmarks/bench_folder.py --table                                   # the README's tables
+
+The folder is ``benchmarks/folder/documents/`` (79 files from Debian, PyPI and npm
+packages; ``benchmarks/folder/README.md`` says what each is and its licence), copied
+to a temporary folder and indexed there with ``index_folder`` (the default encoder,
+USE, one thread), in two steps so that reading and encoding are timed apart. The
+questions are ``benchmarks/folder/questions.jsonl``: known-item questions written by
+reading the files, each judging the file (and, for a PDF, the page) that holds its
+answer; « unanswerable » ones judge nothing and are not scored.
+
+Per rung (``fts``, ``bm25``, ``vectors``, ``hybrid``, each as ``FolderIndex.retriever``
+gives it, defaults untouched), on the answerable questions:
+
+- **file**: documents (passages rolled up by their best), MRR@10 and how many have a
+  judged file in the top 5;
+- **page** (the questions whose file is a PDF): passages, MRR@10 of the first passage
+  of a judged file whose cited page (``hit["page"]``) is the judged page, and how many
+  have one in the top 5;
+- **query time in one process** (median and 95th percentile over the questions, the
+  retriever already built);
+- **command time**: ``python -m rungs search QUESTION --rung R`` in a fresh process,
+  median over ``--commands`` questions (what a learner waits for at a terminal).
+
+``--code DIR`` imports rungs from DIR instead of this checkout (``git archive COMMIT rungs
+| tar -x -C DIR`` gives an older one), so the same script measures before and after.
+Results are merged into ``benchmarks/results/folder.json`` under ``--label``.
+"""
+
+from __future__ import annotations
+
+import os
+
+# One BLAS thread, as `python -m rungs search` runs (rungs.tools.cli.ONE_THREAD): set before numpy is imported.
+for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_name, "1")
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import resource  # noqa: E402
+import shutil  # noqa: E402
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+FOLDER = HERE / "folder"
+RUNGS = ("fts", "bm25", "vectors", "hybrid")
+
+
+def questions() -> list[dict]:
+    out = []
+    for line in (FOLDER / "questions.jsonl").read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            out.append(json.loads(line))
+    return out
+
+
+def first_rank(hits, good) -> int | None:
+    return next((rank for rank, h in enumerate(hits, start=1) if good(h)), None)
+
+
+def score(ranks: list) -> dict:
+    """MRR@10 and top-5 count of a list of ranks (None: not in the top 10)."""
+    return {"n": len(ranks), "mrr": round(sum(1 / r for r in ranks if r) / max(len(ranks), 1), 3),
+            "top5": sum(1 for r in ranks if r and r <= 5)}
+
+
+def measure_rung(index, rung: str, qs: list[dict]) -> dict:
+    retriever = index.retriever(rung)
+    retriever.search("warm up", limit=1)  # the encoder, the first SQLite page: not a question's time
+    per, times = [], []
+    for q in qs:
+        judged = set(q["judgments"])
+        started = time.perf_counter()
+        docs = retriever.search(q["question"], limit=10)
+        times.append(time.perf_counter() - started)
+        passages = retriever.search(q["question"], limit=10, level="passage")
+        row = {"id": q["id"], "kind": q["kind"], "file": first_rank(docs, lambda h: h.id in judged)}
+        pages = q.get("pages") or {}
+        if pages:
+            row["page"] = first_rank(passages, lambda h: pages.get(h.get("path")) is not None
+                                     and h.get("page") == pages[h.get("path")])
+            top = passages[0] if passages else None
+            row["top_passage"] = [top.get("path"), top.get("page")] if top else None
+        per.append(row)
+    times.sort()
+    out = {"file": score([r["file"] for r in per]),
+           "page": score([r["page"] for r in per if "page" in r]),
+           "query_ms": {"median": round(1000 * statistics.median(times), 1),
+                        "p95": round(1000 * times[int(0.95 * (len(times) - 1))], 1)},
+           "questions": per}
+    for kind in ("lexical", "paraphrase"):
+        out[f"file_{kind}"] = score([r["file"] for r in per if r["kind"] == kind])
+        out[f"page_{kind}"] = score([r["page"] for r in per if r["kind"] == kind and "page" in r])
+    return out
+
+
+def command_times(code: Path, index_path: Path, qs: list[dict], count: int) -> dict:
+    env = {**os.environ, "PYTHONPATH": str(code), "XDG_CACHE_HOME": str(index_path.parent / "xdg")}
+    out = {}
+    for rung in RUNGS:
+        seconds = []
+        for q in qs[:count]:
+            started = time.perf_counter()
+            # cwd: the index's folder, never a checkout (``-m`` would import the rungs found there first)
+            done = subprocess.run([sys.executable, "-m", "rungs", "search", q["question"], "--index",
+                                   str(index_path), "--rung", rung], env=env, capture_output=True, text=True,
+                                  cwd=index_path.parent)
+            seconds.append(time.perf_counter() - started)
+            if done.returncode:
+                raise SystemExit(f"search --rung {rung} failed: {done.stderr[-500:]}")
+        out[rung] = {"median_s": round(statistics.median(seconds), 2), "max_s": round(max(seconds), 2),
+                     "runs": len(seconds)}
+    return out
+
+
+def run(label: str, code: Path, commands: int) -> dict:
+    sys.path.insert(0, str(code))
+    from rungs.yours.index import index_folder
+
+    work = Path(tempfile.mkdtemp(prefix="rungs-folder-"))
+    try:
+        folder = work / "documents"
+        shutil.copytree(FOLDER / "documents", folder)
+        os.environ["XDG_CACHE_HOME"] = str(work / "xdg")  # « the last index » is noted there, not in yours
+        started = time.perf_counter()
+        index = index_folder(folder, index=work / "index.sqlite", vectors=False)  # reading alone
+        reading = time.perf_counter() - started
+        report = index.report
+        started = time.perf_counter()
+        index.update()  # then encoding alone: every passage, the cache being empty
+        encoding = time.perf_counter() - started
+        result = {"label": label, "date": time.strftime("%Y-%m-%d"), "code": str(code),
+                  "index": {"seconds": round(reading + encoding, 1), "reading_s": round(reading, 1),
+                            "encoding_s": round(encoding, 1),
+                            "passages_per_s": round(report.passages / encoding, 1), "documents": report.documents,
+                            "passages": report.passages, "not_indexed": len(report.skipped),
+                            "peak_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)},
+                  "report": str(report)}
+        answerable = [q for q in questions() if q["judgments"]]
+        result["questions"] = {"answerable": len(answerable),
+                               "with_page": sum(1 for q in answerable if q.get("pages"))}
+        result["rungs"] = {rung: measure_rung(index, rung, answerable) for rung in RUNGS}
+        index.close()
+        result["commands"] = command_times(code, work / "index.sqlite", answerable, commands)
+        return result
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def table(results: dict) -> str:
+    labels = [k for k in ("before", "after") if k in results] + [k for k in results if k not in ("before", "after")]
+    lines = ["| rung | " + " | ".join(f"{x} {label}" for label in labels
+                                       for x in ("file MRR", "file top 5", "page MRR", "page top 5")) + " |",
+             "|---|" + "---|" * (4 * len(labels))]
+    for rung in RUNGS:
+        cells = []
+        for label in labels:
+            r = results[label]["rungs"][rung]
+            cells += [f"{r['file']['mrr']:.3f}", f"{r['file']['top5']}/{r['file']['n']}",
+                      f"{r['page']['mrr']:.3f}", f"{r['page']['top5']}/{r['page']['n']}"]
+        lines.append(f"| {rung} | " + " | ".join(cells) + " |")
+    lines += ["", "| rung | " + " | ".join(f"{label}: command s (median) | {label}: in-process ms (median / p95)"
+                                           for label in labels) + " |", "|---|" + "---|" * (2 * len(labels))]
+    for rung in RUNGS:
+        cells = []
+        for label in labels:
+            c, q = results[label]["commands"][rung], results[label]["rungs"][rung]["query_ms"]
+            cells += [f"{c['median_s']:.2f}", f"{q['median']:.1f} / {q['p95']:.1f}"]
+        lines.append(f"| {rung} | " + " | ".join(cells) + " |")
+    lines += ["", "| | " + " | ".join(labels) + " |", "|---|" + "---|" * len(labels)]
+    for key, name in (("seconds", "index s"), ("reading_s", "of which reading, s"),
+                      ("encoding_s", "of which encoding, s"), ("passages_per_s", "passages encoded a second"),
+                      ("documents", "documents"), ("passages", "passages"), ("not_indexed", "not indexed"),
+                      ("peak_mb", "peak MB")):
+        lines.append(f"| {name} | " + " | ".join(str(results[label]["index"].get(key, "—")) for label in labels)
+                     + " |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--label", default="after")
+    parser.add_argument("--code", type=Path, default=HERE.parent, help="the folder holding the rungs package")
+    parser.add_argument("--commands", type=int, default=5, help="questions timed as commands, per rung")
+    parser.add_argument("--out", type=Path, default=HERE / "results" / "folder.json")
+    parser.add_argument("--table", action="store_true", help="print the tables of the results file and stop")
+    args = parser.parse_args()
+    stored = json.loads(args.out.read_text(encoding="utf-8")) if args.out.exists() else {}
+    if args.table:
+        print(table(stored))
+        return
+    stored[args.label] = run(args.label, args.code.resolve(), args.commands)
+    args.out.write_text(json.dumps(stored, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    print(table(stored))
+
+
+if __name__ == "__main__":
+    main()
