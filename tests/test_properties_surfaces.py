@@ -6,8 +6,8 @@ promises or raises a ``RungsError`` that says what to change; anything else fail
 
 - **folders**: random mixes of good files (odd names: spaces, accents, newlines, a leading dash, « index… »,
   names of 200 characters; any bytes as content) and hostile ones (links, loops, pipes, sockets, Latin-1
-  names, damaged Word and PDF files, charsets that are no text encoding) — every name indexed or reported;
-  a second run changes nothing;
+  names, damaged Word and PDF files, charsets that are no text encoding) — every name indexed, reported, or
+  recorded as the copy of another; a second run changes nothing;
 - **index files**: an index truncated, with bytes flipped, or a foreign database (any tables, with or
   without rungs' mark) — opened, updated, searched, or refused by name; a file not ours is never written;
 - **endpoint responses**: a fake OpenAI-compatible server on 127.0.0.1 answering random shapes (JSON of
@@ -86,7 +86,7 @@ def test_every_name_of_a_folder_is_indexed_or_reported_and_a_second_run_changes_
         names = _make(folder, files, hostile)
         idx = yours.index_folder(folder, index=Path(tmp) / "idx.sqlite", vectors=False)
         try:
-            found = {d["path"] for d in idx.documents()} | {s.path for s in idx.skipped()}
+            found = {d["path"] for d in idx.documents()} | {s.path for s in idx.skipped()} | set(idx.duplicates())
             assert all(s.reason.strip() for s in idx.skipped())
                 # A name inside a folder that is itself reported (a Latin-1 folder, a link to one) is reported with it.
             missing = [n for n in names if n not in found and not any(n.startswith(f) for f in found if f.endswith("/"))]

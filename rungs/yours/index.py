@@ -180,12 +180,13 @@ class FolderIndex:
     def owns(self, path: Path) -> bool:
         """Is ``path`` one of the index's own files (when ``--index`` put them inside the folder)?
 
-        Its database and SQLite's files beside it (``-journal``, ``-wal``, ``-shm``), and the vector cache:
-        exactly those names — an index called ``index`` must not hide ``index.html`` or ``index.md``.
+        Its database and SQLite's files beside it (``-journal``, ``-wal``, ``-shm``), BM25's counts
+        (``.bm25.npz``), the full report (``.report.txt``) and the vector cache: exactly those names — an
+        index called ``index`` must not hide ``index.html`` or ``index.md``.
         """
         path, db = path.resolve(), self.path.resolve()
-        return (path.parent == db.parent and path.name in {db.name + s for s in ("", "-journal", "-wal", "-shm")}) \
-            or path.is_relative_to(self.vector_folder.resolve())
+        own = {db.name + s for s in ("", "-journal", "-wal", "-shm", ".report.txt")} | {keywords.matrix_file(db).name}
+        return (path.parent == db.parent and path.name in own) or path.is_relative_to(self.vector_folder.resolve())
 
     def cache(self, encoder):
         """This index's vector cache for ``encoder`` (one file per encoder, keyed by each passage's text)."""
