@@ -324,3 +324,13 @@ def test_the_vector_cache_costs_in_proportion_to_the_passages():
     # Measured here: 4.3 for 4 times the passages; 12.4 with the file rewritten after every batch.
     ratio = growth(_encode_as_an_update_does, texts[:6_000], texts, repeat=3)
     assert ratio < 8, ratio
+
+
+def test_an_index_inside_the_folder_never_reads_its_own_files(tmp_path):
+    """Its database, its report, BM25's counts and its vectors sit among the learner's files: none is a document."""
+    hf.write(tmp_path, "index.md", "# Index\n\nLa page d'accueil du dossier.\n")
+    idx = yours.index_folder(tmp_path, index=tmp_path / "index", vectors=False)
+    assert (tmp_path / "index.report.txt").exists() and (tmp_path / "index.bm25.npz").exists()
+    again = idx.update(vectors=False)
+    assert again.added == again.changed == [] and [d["path"] for d in idx.documents()] == ["index.md"], str(again)
+    idx.close()
