@@ -31,7 +31,7 @@ def _average_precision() -> float:
     from ..lab.metrics import average_precision
 
     _, questions, index, _ = _handbook()
-    q = next(q for q in questions if q["id"] == "q009")
+    q = next(q for q in questions if q["id"] == "q014")
     return average_precision(index.search(q["question"], limit=5), q["relevant"])
 
 
@@ -50,11 +50,11 @@ def _judge_average_precision(answer):
 
 AVERAGE_PRECISION = Exercise(
     name="average_precision",
-    question="The average precision of the q009 ranking of section 1, computed by hand.",
+    question="The average precision of the q014 ranking of section 1, computed by hand.",
     judge=_judge_average_precision,
     hint_text="find where the two judged pages are in the ranking; precision@rank at each; mean over the judged pages.",
     solution_code="""
-# conge-paternite at rank 1: 1/1; conges-evenements-familiaux at rank 3: 2/3
+# conge-enfant-malade at rank 1: 1/1; don-de-jours at rank 3: 2/3
 answer = (1 / 1 + 2 / 3) / 2
 assert abs(answer - ev.average_precision(ranking, q["relevant"])) < 1e-12""",
     solution_value=_average_precision,
