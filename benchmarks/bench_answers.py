@@ -162,6 +162,12 @@ def summarise(questions, done) -> None:
             continue
         report = answers.answer_report(scored)
         report["errors"] = sum(1 for s in scored if s.get("error"))
+        # What retrieval handed the model: a page that answers (grade 2) among those sent, and what became of it.
+        sent = [(s, by_q[s["id"]]) for s in scored if by_q[s["id"]]["relevant"]]
+        answering = [s for s, q in sent if any(q["relevant"].get(p, 0) >= 2 for p in s.get("sent", []))]
+        report["answering_page_sent"] = len(answering)
+        report["answering_page_sent_share"] = len(answering) / len(sent) if sent else None
+        report["answering_page_sent_but_wrong"] = sum(1 for s in answering if not s["correct"])
         secs = sorted(s["seconds"] for s in scored if s.get("seconds"))
         report["median_seconds"] = secs[len(secs) // 2] if secs else None
         rows[name] = report
@@ -171,6 +177,10 @@ def summarise(questions, done) -> None:
         print(f"{name:<14} {r['answers']:>4} {r['accuracy']:>6.3f} {r['correct_and_cited']:>13.3f} "
               f"{r['correct_answerable']:>19.3f} {r['abstained_when_answerable']:>18.3f} "
               f"{r['abstained_when_unanswerable'] or 0:>8.3f} {r['citation_precision'] or 0:>10.3f} {r['errors']:>7}")
+    print("\na page that answers among those sent (answerable questions), and how many of those answers were wrong:")
+    for name, r in rows.items():
+        print(f"  {name:<12} {r['answering_page_sent']:>4} of {r['answerable']} ({r['answering_page_sent_share']:.3f}), "
+              f"wrong anyway {r['answering_page_sent_but_wrong']}")
     # Paired comparison of each configuration with notebook 03's, question by question (right = 1).
     base = {q["id"]: float(done["notebook 03", q["id"]]["correct"]) for q in questions if ("notebook 03", q["id"]) in done}
     tests = {}
@@ -204,6 +214,11 @@ def summarise(questions, done) -> None:
         print(f"                 supported  flagged")
         print(f"  right answers  {cells['right, supported']:>9}  {cells['right, flagged']:>7}")
         print(f"  wrong answers  {cells['wrong, supported']:>9}  {cells['wrong, flagged']:>7}")
+        from scipy.stats import fisher_exact
+        odds, p = fisher_exact([[cells["wrong, flagged"], cells["wrong, supported"]],
+                                [cells["right, flagged"], cells["right, supported"]]])
+        support.update(fisher_p=float(p), odds_ratio=float(odds))
+        print(f"  a flag against a wrong answer: Fisher's exact test p = {evaluate.p_text(p)}, odds ratio {odds:.2f}")
     judged = [done["notebook 03", q["id"]] for q in questions if ("notebook 03", q["id"]) in done
               and (done["notebook 03", q["id"]].get("judge") or {}).get("same") is not None]
     judge = None

@@ -290,6 +290,11 @@ def test_choose_decides_on_folds_that_did_not_choose_and_scores_the_final_half_o
     mrr = lambda s, half: ev.evaluate(lambda q: run(q, s), half)["MRR"]  # noqa: E731
     assert out["sweep"]["MRR"].tolist() == pytest.approx([mrr(s, development) for s in range(4)])
     assert out["final"]["chosen"] == pytest.approx(mrr(2, final)) and out["final"]["test"]["n"] == len(final)
+    # Deciding again from the same scores, for another default, is what choosing from that default decides.
+    again = tuning.decide(out, metric="MRR", default={"setting": 2})
+    fresh = tuning.choose(grid, run, qs, default={"setting": 2}, folds=4, repeats=3, seed=1, final=False)
+    assert again["kept_default"] and again["cv"] == fresh["cv"] and again["best"] == fresh["best"] == {"setting": 2}
+    assert set(out["cv"]["out_of_fold"]) == {q["id"] for q in development}
     # An exploration does not touch the final half.
     assert "final" not in tuning.choose(grid, run, qs, default={"setting": 0}, folds=4, repeats=3, final=False)
     with pytest.raises(BadArgument, match="default must be one setting"):

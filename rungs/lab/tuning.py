@@ -225,12 +225,13 @@ def choose(param_grid: dict, run_fn, questions: list[dict], *, default: dict, me
        metrics, becomes a development half.
 
     ``metric`` decides (a name of ``METRICS`` or of ``metrics``, a dict of more metric functions whose
-    means the sweep reports too). Returns ``best`` (the setting chosen), ``kept_default``, ``sweep_best``
-    (the development half's own best), ``cv`` (``gain``, ``ci95``, ``p``, ``sd_repeats``, ``fold_gains``,
-    ``picks``: which setting the folds picked), ``final`` (with ``final=True``: ``chosen``, ``default``,
-    ``test``), ``sweep`` (each setting's means on the development half) and the sizes.
+    scores are kept too: ``decide`` reads them to decide again for another metric or default, without
+    ranking anything again). Returns ``best`` (the setting chosen), ``kept_default``, ``sweep_best`` (the
+    development half's own best), ``cv`` (``gain``, ``ci95``, ``p``, ``sd_repeats``, ``fold_gains``,
+    ``out_of_fold``: each development question's mean out-of-fold difference, ``picks``: which setting the
+    folds picked), ``final`` (with ``final=True``: ``chosen``, ``default``, ``test``), ``sweep`` (each
+    setting's means on the development half), ``scores`` and the sizes.
     """
-    import numpy as np
     import pandas as pd
 
     settings, named = _checked(param_grid, run_fn, default, metric, metrics, alpha, final)
@@ -240,22 +241,44 @@ def choose(param_grid: dict, run_fn, questions: list[dict], *, default: dict, me
         raise BadArgument(f"{len(development)} development questions cannot make {folds} folds of at least 2: "
                           "give more questions or fewer folds")
     scores = _score_matrix(settings, run_fn, development, {metric: named[metric], **(metrics or {})}, progress)
-    at_default = settings.index(default)
-    cv = _cross_validate(scores[metric], at_default, [q.get("kind", "") for q in development], folds, repeats, seed)
-    cv["picks"] = [{"setting": settings[i], "folds": n} for i, n in cv["picks"]]
-    top = _pick(scores[metric], np.arange(len(development)), at_default)
-    better = cv["gain"] > 0 and cv["p"] < alpha
-    out = {"best": dict(settings[top]) if better else dict(default), "kept_default": not better,
-           "sweep_best": dict(settings[top]), "default": dict(default), "metric": metric, "cv": cv,
+    out = {"settings": settings, "scores": scores, "development": [q["id"] for q in development],
+           "kinds": [q.get("kind", "") for q in development], "folds": folds, "repeats": repeats, "seed": seed,
            "development_questions": len(development), "final_questions": len(held),
            "sweep": pd.DataFrame([{**st, **{m: float(v[i].mean()) for m, v in scores.items()}}
                                   for i, st in enumerate(settings)])}
+    out.update(decide(out, metric=metric, default=default, alpha=alpha))
     if final:  # once, at the end, for the setting shipped
         chosen = per_question(lambda q: run_fn(q, **out["best"]), held, named[metric])
         base = per_question(lambda q: run_fn(q, **default), held, named[metric])
         out["final"] = {"chosen": sum(chosen.values()) / len(chosen), "default": sum(base.values()) / len(base),
                         "test": paired_test(base, chosen)}
     return out
+
+
+def decide(result: dict, *, metric: str, default: dict, alpha: float = 0.05) -> dict:
+    """The protocol's decision again, from ``choose``'s scores: for another metric, or from another default.
+
+    Nothing is ranked again and the final half is not touched: the development half's scores are
+    cross-validated anew (the same folds). Returns ``best``, ``kept_default``, ``sweep_best``,
+    ``default``, ``metric`` and ``cv``, as ``choose`` does.
+    """
+    import numpy as np
+
+    if not isinstance(result, Mapping) or "scores" not in result:
+        raise BadArgument("result must be what tuning.choose returned")
+    check_choice(metric, "metric", result["scores"])
+    check_number(alpha, "alpha", low=1e-6, high=0.5)
+    settings = result["settings"]
+    if default not in settings:
+        raise BadArgument(f"default must be one setting of the grid, not {default!r}"[:300])
+    matrix, at_default = result["scores"][metric], settings.index(default)
+    cv = _cross_validate(matrix, at_default, result["kinds"], result["folds"], result["repeats"], result["seed"])
+    cv["picks"] = [{"setting": settings[i], "folds": n} for i, n in cv["picks"]]
+    cv["out_of_fold"] = dict(zip(result["development"], cv.pop("out_of_fold")))
+    top = _pick(matrix, np.arange(matrix.shape[1]), at_default)
+    better = cv["gain"] > 0 and cv["p"] < alpha
+    return {"best": dict(settings[top]) if better else dict(default), "kept_default": not better,
+            "sweep_best": dict(settings[top]), "default": dict(default), "metric": metric, "cv": cv}
 
 
 def _checked(param_grid, run_fn, default, metric, metrics, alpha, final) -> tuple[list[dict], dict]:
@@ -310,7 +333,7 @@ def _cross_validate(matrix, default: int, kinds: list[str], folds: int, repeats:
 
     rng = random.Random(seed)
     n = matrix.shape[1]
-    gains, per_repeat, picks = [], [], {}
+    gains, per_repeat, picks, total = [], [], {}, np.zeros(n)
     for _ in range(repeats):
         order = []
         for kind in sorted(set(kinds)):  # each kind dealt round the folds, so every fold holds each kind
@@ -327,6 +350,7 @@ def _cross_validate(matrix, default: int, kinds: list[str], folds: int, repeats:
             out_of_fold[test] = matrix[pick, test] - matrix[default, test]
             gains.append(float(out_of_fold[test].mean()))
         per_repeat.append(float(out_of_fold.mean()))
+        total += out_of_fold
     g = np.array(gains)
     gain, jobs = float(g.mean()), len(g)
     # Nadeau and Bengio's correction: the variance of a mean over overlapping training sets is larger
@@ -339,7 +363,7 @@ def _cross_validate(matrix, default: int, kinds: list[str], folds: int, repeats:
         half = float(stdtrit(jobs - 1, 0.975) * se)
     return {"gain": gain, "ci95": (gain - half, gain + half), "p": p, "folds": folds, "repeats": repeats,
             "sd_repeats": float(np.std(per_repeat, ddof=1)) if repeats > 1 else 0.0,
-            "repeat_gains": per_repeat, "fold_gains": gains,
+            "repeat_gains": per_repeat, "fold_gains": gains, "out_of_fold": (total / repeats).tolist(),
             "picks": sorted(picks.items(), key=lambda kv: (-kv[1], kv[0]))}
 
 
