@@ -17,6 +17,17 @@ support it? Crossed with right/wrong: what the check buys and what it costs.
 And N4 grades N3 (`judges.matches_reference`): does each answer say what the
 reference says? Its agreement with the key-fact rule is reported (Cohen's κ).
 
+How far to trust the rule, and the judge: `results/careful_reading.jsonl` holds
+150 stored answers drawn at random (30 per configuration) and read one by one
+against the question, the reference and the passages by a reader who never saw
+the rule or the key facts, with a verdict and a note per answer. The summary
+gives the agreement and Cohen's κ of the rule as it stood before it was checked
+(`rule_before`, the honest figure); of the rule when the held-out part was
+scored (`rule_when_held_scored`: every fix of the « fix » part's disagreements
+made, the « held » part's answers not yet looked at — its figure on « held » is
+the fair check of the fixed rule); of the rule now (optimistic: every
+disagreement it was wrong on, fixed); of « right and cited »; and of N4's judge.
+
     .venv/bin/python benchmarks/bench_answers.py [--only NAME] [--limit N] [--summary]
 
 Results are appended per answer to benchmarks/results/answers.jsonl (a rerun
@@ -56,6 +67,7 @@ CONFIGS = {
 PROMPTS = {"given": rag.PROMPT, "rewritten": rag.PROMPT_REWRITTEN}
 LOG = HERE / "results" / "answers.jsonl"
 SUMMARY = HERE / "results" / "answers.json"
+READING = HERE / "results" / "careful_reading.jsonl"
 
 
 def main(argv=None) -> int:
@@ -150,15 +162,25 @@ def summarise(questions, done) -> None:
             continue
         report = answers.answer_report(scored)
         report["errors"] = sum(1 for s in scored if s.get("error"))
+        # What retrieval handed the model: a page that answers (grade 2) among those sent, and what became of it.
+        sent = [(s, by_q[s["id"]]) for s in scored if by_q[s["id"]]["relevant"]]
+        answering = [s for s, q in sent if any(q["relevant"].get(p, 0) >= 2 for p in s.get("sent", []))]
+        report["answering_page_sent"] = len(answering)
+        report["answering_page_sent_share"] = len(answering) / len(sent) if sent else None
+        report["answering_page_sent_but_wrong"] = sum(1 for s in answering if not s["correct"])
         secs = sorted(s["seconds"] for s in scored if s.get("seconds"))
         report["median_seconds"] = secs[len(secs) // 2] if secs else None
         rows[name] = report
-    print(f"\n{'configuration':<14} {'n':>4} {'right':>6} {'right (answerable)':>19} {'abstains: wrongly':>18} "
-          f"{'rightly':>8} {'cit. prec.':>10} {'errors':>7}")
+    print(f"\n{'configuration':<14} {'n':>4} {'right':>6} {'right, cited':>13} {'right (answerable)':>19} "
+          f"{'abstains: wrongly':>18} {'rightly':>8} {'cit. prec.':>10} {'errors':>7}")
     for name, r in rows.items():
-        print(f"{name:<14} {r['answers']:>4} {r['accuracy']:>6.3f} {r['correct_answerable']:>19.3f} "
-              f"{r['abstained_when_answerable']:>18.3f} {r['abstained_when_unanswerable'] or 0:>8.3f} "
-              f"{r['citation_precision'] or 0:>10.3f} {r['errors']:>7}")
+        print(f"{name:<14} {r['answers']:>4} {r['accuracy']:>6.3f} {r['correct_and_cited']:>13.3f} "
+              f"{r['correct_answerable']:>19.3f} {r['abstained_when_answerable']:>18.3f} "
+              f"{r['abstained_when_unanswerable'] or 0:>8.3f} {r['citation_precision'] or 0:>10.3f} {r['errors']:>7}")
+    print("\na page that answers among those sent (answerable questions), and how many of those answers were wrong:")
+    for name, r in rows.items():
+        print(f"  {name:<12} {r['answering_page_sent']:>4} of {r['answerable']} ({r['answering_page_sent_share']:.3f}), "
+              f"wrong anyway {r['answering_page_sent_but_wrong']}")
     # Paired comparison of each configuration with notebook 03's, question by question (right = 1).
     base = {q["id"]: float(done["notebook 03", q["id"]]["correct"]) for q in questions if ("notebook 03", q["id"]) in done}
     tests = {}
@@ -173,8 +195,8 @@ def summarise(questions, done) -> None:
         print("\nagainst notebook 03 (share of questions answered right, paired):")
         for name, t in tests.items():
             verdict = ("better" if t["diff"] > 0 else "worse") if adjusted[name] < 0.05 else "no measurable difference"
-            print(f"  {name:<12} {t['diff']:+.3f} [{t['ci95'][0]:+.3f}, {t['ci95'][1]:+.3f}]  p {t['p']:.3f}  "
-                  f"Holm {adjusted[name]:.3f}  {t['improved']} better / {t['degraded']} worse  {verdict}")
+            print(f"  {name:<12} {t['diff']:+.3f} [{t['ci95'][0]:+.3f}, {t['ci95'][1]:+.3f}]  p {evaluate.p_text(t['p'])}  "
+                  f"Holm {evaluate.p_text(adjusted[name])}  {t['improved']} better / {t['degraded']} worse  {verdict}")
             rows[name]["vs_notebook"] = {**t, "p_holm": adjusted[name], "verdict": verdict}
     checked = [done["notebook 03", q["id"]] for q in questions if ("notebook 03", q["id"]) in done
                and (done["notebook 03", q["id"]].get("support") or {}).get("supported") is not None]
@@ -192,6 +214,11 @@ def summarise(questions, done) -> None:
         print(f"                 supported  flagged")
         print(f"  right answers  {cells['right, supported']:>9}  {cells['right, flagged']:>7}")
         print(f"  wrong answers  {cells['wrong, supported']:>9}  {cells['wrong, flagged']:>7}")
+        from scipy.stats import fisher_exact
+        odds, p = fisher_exact([[cells["wrong, flagged"], cells["wrong, supported"]],
+                                [cells["right, flagged"], cells["right, supported"]]])
+        support.update(fisher_p=float(p), odds_ratio=float(odds))
+        print(f"  a flag against a wrong answer: Fisher's exact test p = {evaluate.p_text(p)}, odds ratio {odds:.2f}")
     judged = [done["notebook 03", q["id"]] for q in questions if ("notebook 03", q["id"]) in done
               and (done["notebook 03", q["id"]].get("judge") or {}).get("same") is not None]
     judge = None
@@ -211,9 +238,58 @@ def summarise(questions, done) -> None:
         print(f"  rule: right    {cells['rule right, judge same']:>11}  {cells['rule right, judge different']:>9}")
         print(f"  rule: wrong    {cells['rule wrong, judge same']:>11}  {cells['rule wrong, judge different']:>9}")
         print(f"  agreement {agree / n:.3f}, Cohen's kappa {kappa:.3f}")
+    reading = careful_reading(done) if READING.exists() else None
     SUMMARY.write_text(json.dumps({"configs": CONFIGS, "rows": rows, "support": support, "judge": judge,
+                                   "careful_reading": reading,
                                    "model": llm.default_client().model}, indent=1, ensure_ascii=False, default=str)
                        + "\n", encoding="utf-8")
+
+
+def agreement(pairs: list[tuple[bool, bool]]) -> dict:
+    """Two marks of the same answers: how often they agree, and Cohen's κ (agreement beyond chance)."""
+    n = len(pairs)
+    if not n:
+        return {"n": 0, "agreement": None, "kappa": None}
+    agree = sum(a == b for a, b in pairs) / n
+    p_a, p_b = sum(a for a, _ in pairs) / n, sum(b for _, b in pairs) / n
+    expected = p_a * p_b + (1 - p_a) * (1 - p_b)
+    return {"n": n, "agreement": agree, "kappa": (agree - expected) / (1 - expected) if expected < 1 else 1.0,
+            "both right": sum(a and b for a, b in pairs), "both wrong": sum(not a and not b for a, b in pairs),
+            "only the mark right": sum(a and not b for a, b in pairs),
+            "only the reader right": sum(b and not a for a, b in pairs)}
+
+
+def careful_reading(done: dict) -> dict:
+    """The rule, « right and cited » and N4's judge held against the careful reading of 150 stored answers."""
+    items = [json.loads(line) for line in READING.read_text(encoding="utf-8").splitlines() if line.strip()]
+    reader = {i["sample_id"]: i["verdict"] in ("right", "right_abstention") for i in items}
+    cited_right = {i["sample_id"]: reader[i["sample_id"]] and (i["verdict"] == "right_abstention"
+                                                                 or bool(i["supported_by_citation"])) for i in items}
+    mark = {i["sample_id"]: done[i["config"], i["id"]] for i in items}
+    out = {}
+    for part in ("all", "fix", "held"):
+        chosen = [i for i in items if part == "all" or i["part"] == part]
+        out[part] = {"rule before": agreement([(i["rule_before"], reader[i["sample_id"]]) for i in chosen]),
+                     "rule when held scored": agreement([(i["rule_when_held_scored"], reader[i["sample_id"]])
+                                                         for i in chosen]),
+                     "rule now": agreement([(mark[i["sample_id"]]["correct"], reader[i["sample_id"]]) for i in chosen]),
+                     "right and cited": agreement([(mark[i["sample_id"]]["correct_and_cited"], cited_right[i["sample_id"]])
+                                                   for i in chosen])}
+    judged = [i for i in items if (mark[i["sample_id"]].get("judge") or {}).get("same") is not None]
+    out["judge"] = agreement([(mark[i["sample_id"]]["judge"]["same"], reader[i["sample_id"]]) for i in judged])
+    out["rule, where the judge answered"] = agreement([(mark[i["sample_id"]]["correct"], reader[i["sample_id"]])
+                                                       for i in judged])
+    out["disagreements now"] = [{"sample_id": i["sample_id"], "id": i["id"], "config": i["config"], "part": i["part"],
+                                 "rule": mark[i["sample_id"]]["correct"], "reader": i["verdict"]}
+                                for i in items if mark[i["sample_id"]]["correct"] != reader[i["sample_id"]]]
+    print(f"\nthe mark against a careful reading of {len(items)} stored answers (agreement, Cohen's κ):")
+    for part in ("all", "fix", "held"):
+        for name, a in out[part].items():
+            print(f"  {part:<4} {name:<21} n {a['n']:>3}  agreement {a['agreement']:.3f}  κ {a['kappa']:.3f}")
+    for name in ("judge", "rule, where the judge answered"):
+        a = out[name]
+        print(f"  {name:<35} n {a['n']:>3}  agreement {a['agreement']:.3f}  κ {a['kappa']:.3f}")
+    return out
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Test doubles and measures shared by test_hostile and test_properties: a letters encoder, speed as a ratio."""
+"""Test doubles and measures shared by the tests: a letters encoder, speed as a ratio, a sweep where nothing is better."""
 
 import gc
 import time
@@ -65,3 +65,29 @@ class Letters(vectors.Encoder):
                     out[row, ord(ch) - 97] += 1
             out[row, 26] = 1.0  # never all zero
         return out
+
+
+# ---------------------------------------------------------------- a sweep where no setting is better
+
+FILLER = [f"x{j}" for j in range(9)]
+
+
+def coin_toss(draw, settings=30, questions=80, pages=20, better=None, lift=0.0):
+    """A sweep of ``settings`` settings over ``questions`` questions, each with one page that answers it.
+
+    Every setting ranks every question by a coin toss: the answer lands at a rank drawn uniformly among
+    ``pages`` (not in the top 10 half the time). No setting is better than the default (setting 0) —
+    unless ``better`` names one that puts the answer first on a share ``lift`` of the questions.
+    """
+    qs = [{"id": f"n{i:03d}", "question": f"question {i}", "kind": "lexical", "relevant": {"answer": 2}}
+          for i in range(questions)]
+    rng = np.random.default_rng(draw)
+    ranks = rng.integers(0, pages, size=(settings, questions))
+    if better is not None:
+        ranks[better] = np.where(rng.random(questions) < lift, 0, ranks[better])
+    number = {q["question"]: i for i, q in enumerate(qs)}
+
+    def run(question, setting):
+        r = ranks[setting, number[question]]
+        return FILLER[:r] + ["answer"] + FILLER[r:] if r < 10 else FILLER + ["x9"]
+    return {"setting": list(range(settings))}, run, qs

@@ -19,9 +19,28 @@ UNANSWERABLE = {"id": "u", "relevant": {}, "key_facts": [], "evidence": []}
     ("un préavis de trois mois", "3 mois", True),         # number words are digits
     ("une prime de 1 500 €", "1500", True),               # thousands separated by a space
     ("Le premier mai est chômé", "1er mai", True),
-    ("LES CONGÉS PAYÉS", "conges payes", True),           # case and accents folded
+    ("LES CONGÉS PAYÉS", "congés payés", True),           # case folded
     ("du CET", "compte épargne-temps | CET", True),       # variants
     ("", "2,5 jours", False),
+    # Units and numbers as people write them.
+    ("La durée collective est de 35 h", "35 heures", True),
+    ("35h par semaine", "35 heures", True),
+    ("2.50 euros par jour", "2,50 €", True),
+    ("2,5 € par jour", "2,50 €", True),
+    ("dans les vingt-quatre heures", "24 h", True),
+    ("quatre-vingt-dix jours", "90 jours", True),
+    ("mille cinq cents euros", "1 500 €", True),
+    ("deux jours et demi par mois", "2,5 jours", True),
+    ("à 8:30", "8 h 30", True),
+    ("25 ans", "25 %", False),                            # a number keeps its unit
+    ("2,50 jours", "50 jours", False),
+    # Inflections through the collection's stemmer, synonyms written in the key.
+    ("des sanctions disciplinaires", "sanction | disciplinaire", True),
+    ("Prévenez votre chef", "responsable | manager | chef", True),
+    ("Prévenez un collègue", "responsable | manager | chef", False),
+    # « ^ »: the variant must open the answer.
+    ("Non, ils sont perdus.", "^non", True),
+    ("Les RTT non pris sont reportés.", "^non", False),
 ])
 def test_key_facts_are_found_after_normalisation(answer, fact, found):
     assert answers.has_fact(fact, answer) is found
@@ -35,6 +54,28 @@ def test_an_answer_is_right_only_with_every_key_fact():
     assert half["citation_precision"] == 1.0 and half["citation_recall"] == 0.0  # a page that helps, not the evidence
     wrong_page = answers.score_answer("2,5 jours, 3 mois", QUESTION, ["cantine", "conges-payes"])
     assert wrong_page["correct"] and wrong_page["citation_precision"] == 0.5
+
+
+def test_the_mark_that_asks_for_a_citation_too():
+    # Right, citing a page that answers: both marks agree.
+    cited_well = answers.score_answer("2,5 jours, 3 mois", QUESTION, ["conges-payes"])
+    assert cited_well["correct"] and cited_well["correct_and_cited"]
+    # Right by the key facts, citing only a page judged to say nothing of it: right, not right-and-cited.
+    cited_badly = answers.score_answer("2,5 jours, 3 mois", QUESTION, ["cantine"])
+    assert cited_badly["correct"] and not cited_badly["correct_and_cited"]
+    assert answers.score_answer("2,5 jours, 3 mois", QUESTION, ["cet"])["correct_and_cited"]  # a page that helps
+    assert not answers.score_answer("2,5 jours", QUESTION, ["conges-payes"])["correct_and_cited"]
+    assert answers.score_answer("Je ne sais pas.", UNANSWERABLE)["correct_and_cited"]
+    report = answers.answer_report([cited_well, cited_badly])
+    assert report["accuracy"] == 1.0 and report["correct_and_cited"] == 0.5
+
+
+def test_key_facts_given_as_one_string_are_refused():
+    # One string would be read as one fact per letter: « 3 mois » would ask for « 3 », « m », « o »…
+    with pytest.raises(answers.BadArgument, match="key_facts must be a list"):
+        answers.score_answer("3 mois", {**QUESTION, "key_facts": "3 mois"})
+    with pytest.raises(answers.BadArgument, match="non-empty text"):
+        answers.score_answer("3 mois", {**QUESTION, "key_facts": ["3 mois", 3]})
 
 
 def test_abstention_is_right_only_where_no_page_answers():

@@ -1,8 +1,8 @@
 """The ground truth: pages, judged questions, reference answers, and the figures several pages state.
 
-Every score in the collection is measured against ``handbook/questions.jsonl``;
+Every score in the collection is measured against ``rungs/lab/data/handbook/questions.jsonl``;
 a wrong grade or a label that does not hold moves every number downstream.
-These tests check what a machine can check (handbook/README.md says how the
+These tests check what a machine can check (rungs/lab/data/handbook/README.md says how the
 grades were decided): the schema, the evidence, the key facts, the kinds, the
 coverage of pages and sections, and that pages agree on their figures.
 """
@@ -15,7 +15,8 @@ import pytest
 from rungs.lab.handbook import HANDBOOK, load_pages, load_questions
 
 from rungs.core.documents import page_text
-from rungs.core.text import FRENCH_STOPWORDS, WORD, fold, tokenise
+from rungs.core.text import WORD, fold, tokenise
+from rungs.lab import answers
 
 PAGES = {p["id"]: p for p in load_pages()}
 QUESTIONS = load_questions()
@@ -158,35 +159,18 @@ def test_evidence_is_verbatim_and_from_a_relevant_page():
         assert any(q["judged"][ev["page"]] == 2 for ev in q["evidence"]), (q["id"], "no evidence from a page graded 2")
 
 
-NUMBER_WORDS = {"un": "1", "une": "1", "deux": "2", "trois": "3", "quatre": "4", "cinq": "5", "six": "6",
-                "sept": "7", "huit": "8", "neuf": "9", "dix": "10", "onze": "11", "douze": "12", "quinze": "15",
-                "seize": "16", "vingt": "20", "trente": "30", "soixante": "60", "vingt-quatre": "24",
-                "vingt-cinq": "25", "vingt-six": "26", "quarante-huit": "48", "dix-huit": "18"}
-
-
-def normalise(text):
-    """What key facts are matched on: folded words, digits apart from letters, « 2,5 » = « 2.5 », € and % kept."""
-    text = re.sub(r"(\d)[,.](\d)", r"\1.\2", fold(text))
-    return re.findall(r"\d+(?:\.\d+)?|[a-z]+|[€%]", text)
-
-
-def _contains(words, run):
-    return any(words[i:i + len(run)] == run for i in range(len(words) - len(run) + 1))
-
-
-def test_normalise_matches_runs_of_words():
-    assert _contains(normalise("Il reçoit 2,5 jours."), normalise("2.5 jours"))
-    assert _contains(normalise("à 8h30 à l’accueil"), normalise("8 h 30"))
-    assert not _contains(normalise("25 jours"), normalise("5 jours"))
+def test_key_facts_are_matched_by_the_rule_of_the_answer_mark():
+    # One matcher for the rule and these tests: rungs.lab.answers (numbers, units and stems as the mark reads them).
+    assert answers.has_fact("2.5 jours", "Il reçoit 2,5 jours.")
+    assert answers.has_fact("8 h 30", "à 8h30 à l’accueil")
+    assert not answers.has_fact("5 jours", "25 jours")
 
 
 def test_each_key_fact_is_in_the_reference_answer():
     for q in ANSWERABLE:
-        answer = normalise(q["answer"])
-        for fact in q["key_facts"]:
-            variants = [normalise(v) for v in fact.split(" | ")]
-            assert all(variants), (q["id"], fact)
-            assert any(_contains(answer, v) for v in variants), (q["id"], fact, q["answer"])
+        for fact in answers.key_facts(q):
+            assert all(answers.answer_words(v) for v in fact.split("|")), (q["id"], fact)
+            assert answers.has_fact(fact, q["answer"]), (q["id"], fact, q["answer"])
 
 
 # ---------------------------------------------------------------- coverage
@@ -207,8 +191,9 @@ def test_every_section_has_a_paraphrase_question():
 # ---------------------------------------------------------------- figures several pages state
 
 FIGURES = json.loads((HANDBOOK / "key_figures.json").read_text(encoding="utf-8"))["figures"]
-# {N}: a number in digits or in words (the longest words first, so « vingt-quatre » is not read as « vingt »).
-_N = r"\b(" + r"\d+(?:,\d+)?|" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + ")"
+# {N}: a number in digits or in words, as the answer mark reads them (« vingt-quatre » is one number, not « vingt »).
+_WORDS = "(?:" + "|".join(sorted(answers.NUMBER_WORDS, key=len, reverse=True)) + ")"
+_N = r"\b(" + r"\d+(?:,\d+)?|" + _WORDS + "(?:-" + _WORDS + r")*)\b"
 
 
 def _folded_page(page):
@@ -218,7 +203,7 @@ def _folded_page(page):
 def _value(groups):
     value = " – ".join(g for g in groups if g is not None)
     value = re.sub(r"(\d),(\d)", r"\1.\2", value)
-    return " ".join(NUMBER_WORDS.get(w, w) for w in value.split(" "))
+    return " ".join(answers.spelled_number(w) or w for w in value.split(" "))
 
 
 def figure_matches(figure):

@@ -17,6 +17,7 @@ from rungs.fastbm25 import FastBM25
 from rungs.core.errors import BadArgument
 from rungs.lab.handbook import load_pages, load_questions
 
+from doubles import coin_toss
 from test_search import _corpus, _vocabulary
 
 
@@ -127,7 +128,7 @@ def test_sweep_has_one_row_per_setting():
     fast = FastBM25.from_index(bm25.build_index(load_pages()))
     frame = tuning.sweep({"k1": [0.0, 1.2], "b": [0.0, 0.5, 1.0]},
                          lambda q, **kw: fast.search(q, limit=10, explain=False, **kw), questions, progress=False)
-    assert len(frame) == 6 and {"k1", "b", "MRR", "recall@5", "nDCG@5"} <= set(frame.columns)
+    assert len(frame) == 6 and {"k1", "b", "MRR", "recall@5", "nDCG@5", "answer@4"} <= set(frame.columns)
     assert frame["MRR"].between(0, 1).all()
 
 
@@ -172,6 +173,46 @@ def test_holm_and_questions_needed():
     assert ev.questions_needed(0.0, 0.2) is None
 
 
+def test_answer_at_4_asks_for_a_page_that_answers_among_the_four_sent():
+    relevant = {"answers": 2, "helps": 1}
+    assert ev.METRICS["answer@4"](["x", "helps", "y", "answers"], relevant) == 1.0
+    assert ev.METRICS["answer@4"](["x", "helps", "y", "z", "answers"], relevant) == 0.0  # fifth: never sent
+    assert ev.METRICS["answer@4"](["helps"], relevant) == 0.0                          # helps, does not answer
+    # recall@5 is the share of ALL the relevant pages: a page that only helps counts as much as one that answers.
+    assert ev.METRICS["recall@5"](["helps"], relevant) == 0.5
+    assert ev.success(["helps"], relevant, 4) == 1.0  # success@k at grade 1, trec_eval's
+
+
+def test_judged_at_k_says_how_much_of_the_top_was_read_by_a_judge():
+    q = {"id": "q", "question": "?", "relevant": {"a": 2}, "judged": {"a": 2, "b": 0}}
+    assert ev.judged(["a", "b", "c", "d"], q["judged"], 4) == 0.5
+    assert ev.judged(["a"], q["judged"], 4) == 1.0  # no page at ranks 2-4: nothing unjudged there
+    assert ev.judged_share(lambda text: ["a", "c"], [q, {**q, "id": "u", "relevant": {}}], at=2) == 0.5
+
+
+def test_p_values_that_round_to_zero_are_shown_as_below_a_thousandth():
+    assert ev.p_text(0.0001) == "< 0.001" and ev.p_text(0.0004999) == "< 0.001" and ev.p_text(0.038) == "0.038"
+    assert ev.p_text(1.0) == "1.000"
+
+
+def test_holm_runs_over_every_comparison_a_cell_reads_and_the_table_says_when_interval_and_test_disagree():
+    questions = [{"id": f"q{i}", "question": f"q{i}", "relevant": {"x": 1}} for i in range(20)]
+    one = ev.compare({"base": {q["id"]: [] for q in questions}, "b": {q["id"]: [] for q in questions}},
+                     questions, baseline="base")  # two equal runs: one table of one comparison
+    # Three metrics of one cell, each with a p of 0.02 and an interval that excludes 0.
+    tables = {m: [dict(r) for r in one] for m in ("MRR", "recall@5", "nDCG@5")}
+    for rows in tables.values():
+        rows[1].update(p=0.02, diff=0.1, ci95=(0.01, 0.2), improved=6, degraded=0, mean=0.1)
+    together = ev.holm_across(tables)
+    assert [rows[1]["p_holm"] for rows in together.values()] == pytest.approx([0.06] * 3)
+    assert all(rows[1]["family"] == 3 for rows in together.values())
+    text = ev.comparison_table(together["MRR"])
+    # The interval excludes 0, the corrected test does not call it: one sentence says why.
+    assert "no measurable difference" in text and "corrected for the 3 comparisons" in text
+    assert "The interval and the verdict disagree for b" in text
+    assert "disagree" not in ev.comparison_table(one)
+
+
 def test_held_out_tunes_on_one_half_and_reports_the_other():
     pages, questions = load_pages(), load_questions()
     index = bm25.build_index(pages, stopwords=True)
@@ -210,3 +251,53 @@ def test_held_out_keeps_its_default_without_evidence_and_says_what_the_sweep_pre
     assert not same["kept_default"] and same["best"] == {"setting": "default"} and "sweep_best" not in same
     with pytest.raises(BadArgument, match="default must be one setting"):
         tuning.held_out(grid, run, questions, default={"setting": "other"})
+
+
+# ---------------------------------------------------------------- the protocol, on sweeps where nothing is better
+
+NULL_DRAWS, OLD_GATE_DRAWS = 400, 100
+
+
+def test_the_protocol_rarely_calls_a_null_sweep_better_and_the_old_gate_often_does():
+    # 30 settings, 80 questions, every ranking a coin toss: a 5 % test may say « better » about 1 time in 20.
+    default = {"setting": 0}
+    moved = sum(tuning.choose(*coin_toss(draw), default=default, final=False, seed=draw)["best"] != default
+                for draw in range(NULL_DRAWS))
+    assert moved / NULL_DRAWS <= 0.05, f"the protocol called {moved} of {NULL_DRAWS} null sweeps better"
+    # The old gate tests the sweep's best against the default on the half that picked it: the winner's curse.
+    fooled = sum(tuning.held_out(*coin_toss(draw), default=default, seed=draw)["best"] != default
+                 for draw in range(OLD_GATE_DRAWS))
+    assert fooled / OLD_GATE_DRAWS >= 0.15, f"the old gate was fooled {fooled} times in {OLD_GATE_DRAWS}"
+
+
+def test_the_protocol_still_finds_a_setting_that_is_better():
+    # A test that never moves would pass the one above: one setting of 30 puts the answer first 40 % more often.
+    default = {"setting": 0}
+    found = [tuning.choose(*coin_toss(draw, better=7, lift=0.4), default=default, final=False, seed=draw)["best"]
+             for draw in range(40)]
+    assert sum(b == {"setting": 7} for b in found) >= 30, found
+
+
+def test_choose_decides_on_folds_that_did_not_choose_and_scores_the_final_half_once():
+    grid, run, qs = coin_toss(3, settings=4, better=2, lift=0.6)
+    out = tuning.choose(grid, run, qs, default={"setting": 0}, folds=4, repeats=3, seed=1)
+    development, final = tuning.halves(qs, seed=1)
+    assert out["development_questions"] == len(development) and out["final_questions"] == len(final)
+    cv = out["cv"]
+    assert len(cv["fold_gains"]) == 12 and len(cv["repeat_gains"]) == 3 and sum(p["folds"] for p in cv["picks"]) == 12
+    assert cv["ci95"][0] > 0 and cv["p"] < 0.05 and out["best"] == {"setting": 2} and not out["kept_default"]
+    # The sweep's means are the development half's; the final half is scored for the choice and the default.
+    mrr = lambda s, half: ev.evaluate(lambda q: run(q, s), half)["MRR"]  # noqa: E731
+    assert out["sweep"]["MRR"].tolist() == pytest.approx([mrr(s, development) for s in range(4)])
+    assert out["final"]["chosen"] == pytest.approx(mrr(2, final)) and out["final"]["test"]["n"] == len(final)
+    # Deciding again from the same scores, for another default, is what choosing from that default decides.
+    again = tuning.decide(out, metric="MRR", default={"setting": 2})
+    fresh = tuning.choose(grid, run, qs, default={"setting": 2}, folds=4, repeats=3, seed=1, final=False)
+    assert again["kept_default"] and again["cv"] == fresh["cv"] and again["best"] == fresh["best"] == {"setting": 2}
+    assert set(out["cv"]["out_of_fold"]) == {q["id"] for q in development}
+    # An exploration does not touch the final half.
+    assert "final" not in tuning.choose(grid, run, qs, default={"setting": 0}, folds=4, repeats=3, final=False)
+    with pytest.raises(BadArgument, match="default must be one setting"):
+        tuning.choose(grid, run, qs, default={"setting": 9})
+    with pytest.raises(BadArgument, match="folds"):
+        tuning.choose(grid, run, qs[:6], default={"setting": 0})

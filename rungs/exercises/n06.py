@@ -31,7 +31,7 @@ def _average_precision() -> float:
     from ..lab.metrics import average_precision
 
     _, questions, index, _ = _handbook()
-    q = next(q for q in questions if q["id"] == "q009")
+    q = next(q for q in questions if q["id"] == "q014")
     return average_precision(index.search(q["question"], limit=5), q["relevant"])
 
 
@@ -50,11 +50,11 @@ def _judge_average_precision(answer):
 
 AVERAGE_PRECISION = Exercise(
     name="average_precision",
-    question="The average precision of the q009 ranking of section 1, computed by hand.",
+    question="The average precision of the q014 ranking of section 1, computed by hand.",
     judge=_judge_average_precision,
     hint_text="find where the two judged pages are in the ranking; precision@rank at each; mean over the judged pages.",
     solution_code="""
-# conge-paternite at rank 1: 1/1; conges-evenements-familiaux at rank 3: 2/3
+# conge-enfant-malade at rank 1: 1/1; don-de-jours at rank 3: 2/3
 answer = (1 / 1 + 2 / 3) / 2
 assert abs(answer - ev.average_precision(ranking, q["relevant"])) < 1e-12""",
     solution_value=_average_precision,
@@ -71,12 +71,12 @@ def _k1_alone() -> float:
     from ..lab.tuning import halves, sweep
 
     _, questions, _, fast = _handbook()
-    tune, _ = halves(questions)
+    development, _ = halves(questions)
 
     def run(question, k1):
         return fast.search(question, limit=10, explain=False, k1=k1, b=0.75, weights={"title": 1.0, "body": 1.0})
 
-    frame = sweep({"k1": K1_VALUES}, run, tune, progress=False)
+    frame = sweep({"k1": K1_VALUES}, run, development, progress=False)
     return float(frame.sort_values("MRR", ascending=False, kind="stable").iloc[0]["k1"])
 
 
@@ -90,17 +90,17 @@ def _judge_k1_alone(answer):
         return False, "12 is the best with b = 0.25 and title 3; fix b = 0.75 and title = 1 and sweep k1 alone"
     if answer == 1.2:
         return False, "1.2 is the default; does the sweep of k1 alone, at b = 0.75 and title 1, agree?"
-    return False, "sweep k1 over the section-3 list with b = 0.75 and title weight 1, on the tuning half, by MRR"
+    return False, "sweep k1 over the section-3 list with b = 0.75 and title weight 1, on the development half, by MRR"
 
 
 K1_ALONE = Exercise(
     name="k1_alone",
-    question="With b = 0.75 and title weight 1 fixed, the k1 of the section-3 grid with the best tuning-half MRR.",
+    question="With b = 0.75 and title weight 1 fixed, the k1 of the section-3 grid with the best development-half MRR.",
     judge=_judge_k1_alone,
-    hint_text=("tuning.sweep({'k1': grid['k1']}, lambda t, k1: run(t, k1=k1, b=0.75, title=1), tune, progress=False), "
+    hint_text=("tuning.sweep({'k1': grid['k1']}, lambda t, k1: run(t, k1=k1, b=0.75, title=1), development, progress=False), "
                "then the row with the largest MRR (the first in grid order among ties)."),
     solution_code="""
-alone = tuning.sweep({"k1": grid["k1"]}, lambda t, k1: run(t, k1=k1, b=0.75, title=1), tune, progress=False)
+alone = tuning.sweep({"k1": grid["k1"]}, lambda t, k1: run(t, k1=k1, b=0.75, title=1), development, progress=False)
 alone.sort_values("MRR", ascending=False, kind="stable").iloc[0]["k1"]""",
     solution_value=_k1_alone,
     wrong_answers=[12.0, 1.2, 50.0],
@@ -117,12 +117,12 @@ def _fusion_needed() -> int:
     from ..vectors import VectorIndex
 
     pages, questions, _, _ = _handbook()
-    _, held = halves(questions)
+    development, _ = halves(questions)
     keyword, vector = build_index(pages, stopwords=True), VectorIndex(pages)
     legs = {q["question"]: {"keyword": keyword.search(q["question"], limit=70),
-                            "vector": vector.search(q["question"], limit=70)} for q in held}
-    test = paired_test(per_question(lambda t: rrf(legs[t], k=60), held),
-                       per_question(lambda t: rrf(legs[t], k=0), held))
+                            "vector": vector.search(q["question"], limit=70)} for q in development}
+    test = paired_test(per_question(lambda t: rrf(legs[t], k=60), development),
+                       per_question(lambda t: rrf(legs[t], k=0), development))
     return questions_needed(test["diff"], test["sd"])
 
 
@@ -130,22 +130,22 @@ def _judge_fusion_needed(answer):
     answer = _integer(answer)
     truth = _fusion_needed()
     if abs(answer - truth) <= max(1, truth // 100):
-        return True, ("thousands of questions for a difference that small: on this handbook the held-out "
-                      "half cannot tell k = 0 from k = 60 in MRR, and no handbook-sized set could")
+        return True, ("more questions than a half holds for a difference that small: the protocol found it "
+                      "by its 50 folds, not by one paired test on the half")
     if answer in (69, 70, 139):
         return False, "that is the size of a half (or of both): the question is how many a test would need"
-    return False, ("paired_test(per_question(k = 60), per_question(k = 0)) on the held-out half, "
+    return False, ("paired_test(per_question(k = 60), per_question(k = 0)) on the development half, "
                    "then questions_needed(its diff, its sd)")
 
 
 FUSION_NEEDED = Exercise(
     name="fusion_needed",
-    question="How many questions would a paired test need to detect the held-out MRR difference between k = 0 and k = 60?",
+    question="How many questions would a paired test need to detect the development-half MRR difference between k = 0 and k = 60?",
     judge=_judge_fusion_needed,
-    hint_text=("ev.paired_test(ev.per_question(lambda t: fuse(t, k=60), held), ev.per_question(lambda t: fuse(t, k=0), held)) "
+    hint_text=("ev.paired_test(ev.per_question(lambda t: fuse(t, k=60), development), ev.per_question(lambda t: fuse(t, k=0), development)) "
                "gives diff and sd; ev.questions_needed(diff, sd) turns them into a number of questions."),
     solution_code="""
-test = ev.paired_test(ev.per_question(lambda t: fuse(t, k=60), held), ev.per_question(lambda t: fuse(t, k=0), held))
+test = ev.paired_test(ev.per_question(lambda t: fuse(t, k=60), development), ev.per_question(lambda t: fuse(t, k=0), development))
 ev.questions_needed(test["diff"], test["sd"])""",
     solution_value=_fusion_needed,
     wrong_answers=[70, 69, 139],

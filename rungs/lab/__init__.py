@@ -2,9 +2,9 @@
 
 - ``handbook``  the pages and the judged questions (``data/handbook/``, shipped with the package)
 - ``cacm``      a real judged English collection with a published BM25 score (``data/cacm/``)
-- ``metrics``   MRR, recall, precision, AP, nDCG; the paired test, bootstrap intervals, Holm
-- ``answers``   the answer mark: key facts, abstention, citations
+- ``metrics``   MRR, recall, precision, AP, nDCG, answer@4, judged@k; the paired test, bootstrap intervals, Holm
+- ``answers``   the answer mark: key facts (stems, numbers, units), abstention, citations, right and cited
 - ``judges``    N4's typed questions about N3's answers (support, same as the reference)
 - ``questions`` known-item questions for a collection nobody has judged
-- ``tuning``    splits, sweeps, the held-out protocol, and their plots
+- ``tuning``    splits, sweeps, the protocol (``choose``, ``decide``: cross-validated, a final half scored once), plots
 """

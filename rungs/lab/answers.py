@@ -1,14 +1,22 @@
 """The answer mark: a generated answer held against the question's reference, by a rule a learner can read.
 
 What it is for: N3's answers are text, so « right » needs a rule. An answer is
-right when it states every key fact of the question's reference (after the
-normalisation of ``answer_words``: folded words, numbers as people write them,
-units kept), or, for a question no page answers, when it says « je ne sais
-pas ». Citations are scored beside it (precision and recall against the pages
-judged to answer). ``answer_report`` sums many marks up.
+right when it states every key fact of the question's reference, or, for a
+question no page answers, when it says « je ne sais pas ». A key fact is a few
+words with its variants (« 3 mois | trois mois »); it is found when one
+variant appears as a run of words of the answer, both read the same way by
+``answer_words``: folded, each word cut to its Snowball stem (the collection's
+stemmer, so « sanctionnée » states « sanction »), numbers as people write them
+(« trois », « 2,50 », « 1 500 »), units as one word each (« 35 heures » is
+« 35 h », « € » is « euros »). Citations are scored beside it, and
+``correct_and_cited`` is the mark that asks for both: right, and citing a page
+judged to answer or help. ``answer_report`` sums many marks up.
 
-This is the one answer matcher of the collection: the tests of the ground
-truth use it too.
+How far to trust it is measured, not assumed: ``benchmarks/bench_answers.py``
+holds the rule against a careful reading of 150 stored answers
+(``benchmarks/README.md`` gives the agreement). This is the one answer matcher
+of the collection: the tests of the ground truth and the blind pass's
+candidates use it too.
 
 Cost: linear in the answer's words times the fact's words (facts are short).
 """
@@ -17,73 +25,186 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 
 from ..core.errors import BadArgument, check_text
-from ..core.text import tokenise
+from ..core.text import fold, nfc, tokenise
 from ..rag import is_no_answer
 from .metrics import check_relevant
 
-#: Number words an answer may spell out; after normalisation « trois mois » and « 3 mois » are the same fact.
-NUMBER_WORDS = {"deux": "2", "trois": "3", "quatre": "4", "cinq": "5", "six": "6", "sept": "7", "huit": "8",
-                "neuf": "9", "dix": "10", "onze": "11", "douze": "12", "treize": "13", "quatorze": "14",
-                "quinze": "15", "seize": "16", "vingt": "20", "trente": "30", "quarante": "40",
-                "cinquante": "50", "soixante": "60", "cent": "100", "mille": "1000", "premier": "1er"}
+#: Number words, spelled out: « vingt-quatre heures » and « 24 h » are one fact; « un an » is « 1 an ».
+NUMBER_WORDS = {"zero": 0, "un": 1, "une": 1, "deux": 2, "trois": 3, "quatre": 4, "cinq": 5, "six": 6,
+                "sept": 7, "huit": 8, "neuf": 9, "dix": 10, "onze": 11, "douze": 12, "treize": 13,
+                "quatorze": 14, "quinze": 15, "seize": 16, "vingt": 20, "vingts": 20, "trente": 30,
+                "quarante": 40, "cinquante": 50, "soixante": 60, "cent": 100, "cents": 100, "mille": 1000}
 
+#: Units as people write them, each spelling → the one word the rule reads: « 25 % » must not match « 25 ans ».
+UNITS = {"h": "h", "heure": "h", "heures": "h", "min": "min", "mn": "min", "minute": "min", "minutes": "min",
+         "€": "euros", "eur": "euros", "euro": "euros", "euros": "euros", "%": "pourcent", "pourcent": "pourcent",
+         "km": "km", "kilometre": "km", "kilometres": "km"}
 
-#: Units written as symbols are words for the rule: « 25 % » must not match « 25 ans ».
-_UNITS = [(re.compile(r"€"), " euros "), (re.compile(r"%"), " pourcent "),
-          (re.compile(r"\bpour\s*cent\b", re.IGNORECASE), " pourcent "), (re.compile(r"\beuro\b", re.IGNORECASE), " euros ")]
-_DIGITS_LETTERS = re.compile(r"\d+|[^\d]+")
-
-
-def answer_words(text: str) -> list[str]:
-    """An answer as the rule reads it: folded words, number words as digits, « 1 500 » as « 1500 ».
-
-    « 2,5 jours » and « 2.5 jours » both become ['2', '5', 'jours']: a decimal is two numbers in a row.
-    « 8h30 » and « 8 h 30 » are the same words, so are « 1er » and « premier »; « € » is the word
-    « euros » and « % » the word « pourcent », so a number keeps its unit.
-    """
-    text = check_text(text, "text", allow_none=True) or ""
-    for pattern, word in _UNITS:
-        text = pattern.sub(word, text)
-    words = []
-    for w in tokenise(text or None):
-        w = NUMBER_WORDS.get(w, w)
-        # Digits glued to letters are two words: « 48h » → 48 h, « 1er » → 1 er.
-        words += _DIGITS_LETTERS.findall(w) if any(c.isdigit() for c in w) else [w]
-    out: list[str] = []
-    for w in words:
-        # A group of three digits after a number of one to three digits is a thousands separator (1 500 €).
-        if out and w.isdigit() and len(w) == 3 and out[-1].isdigit() and len(out[-1]) <= 3 and _grouped(out):
-            out[-1] += w
-        else:
-            out.append(w)
-    return out
-
-
-def _grouped(out: list[str]) -> bool:
-    # « 2,5 » is a decimal (the second part is not three digits); « 1 500 » is one number.
-    return not (len(out) >= 2 and out[-2].isdigit())
-
+#: What the number-reading pass changes before words are cut: the time « 8:30 » is « 8 h 30 », « pour cent »
+#: one word, « 1 500 » (any space between digit groups) one number.
+_REWRITES = [(re.compile(r"\b(\d{1,2}):(\d{2})\b"), r"\1 h \2"),
+             (re.compile(r"\bpour\s*cent\b"), " pourcent "),
+             (re.compile(r"(?<![.,])\b\d{1,3}(?:[ \u00a0\u202f]\d{3})+\b"), lambda m: re.sub(r"\D", "", m.group(0)))]
+# A number (a decimal comma or point kept inside it), a symbol that is a unit, or a run of letters.
+_TOKEN = re.compile(r"(\d+)(?:[.,](\d+))?|[€%]|[^\W\d_]+")
 
 #: A key fact is a few words (« 25 jours ouvrés »); a longer one is a passage, not a fact.
 MAX_FACT_WORDS = 50
 
 
+def answer_words(text: str | None) -> list[str]:
+    """An answer as the rule reads it: the words' stems, numbers in digits, units as one word each.
+
+    >>> answer_words("Vingt-quatre heures, 2,50 € et trois jours et demi")
+    ['24', 'h', '2.5', 'euros', 'et', '3.5', 'jour']
+
+    « 2,5 », « 2.50 » and « deux et demi » are the one number '2.5' (so « 5 jours » is never found in
+    « 2,5 jours »); « 1 500 » is '1500'; « 8h30 », « 8 h 30 » and « 8:30 » are the same words, so
+    are « 1er » and « premier »; « € », « euro » and « euros » are 'euros', « heures » is 'h' and « % »
+    'pourcent', so a number keeps its unit. Every other word is folded and cut to its Snowball stem.
+    """
+    text = check_text(text, "text", allow_none=True) or ""
+    text = nfc(text).lower()
+    for pattern, repl in _REWRITES:
+        text = pattern.sub(repl, text)
+    raw = []
+    for m in _TOKEN.finditer(text):
+        if m.group(1) is not None:  # a number: « 2,50 » and « 2.5 » are written '2.5'
+            fraction = (m.group(2) or "").rstrip("0")
+            raw.append(str(int(m.group(1))) + (f".{fraction}" if fraction else ""))
+        else:
+            raw.append(m.group(0))
+    return _stems(_halves(_spelled(raw)))
+
+
+def _spelled(raw: list[str]) -> list[str]:
+    """Runs of number words as digits (« vingt et un » → '21', « mille cinq cents » → '1500'), ordinals as '1 er'."""
+    out, i = [], 0
+    while i < len(raw):
+        word = fold(raw[i])
+        if word in NUMBER_WORDS:
+            i, value = _number_run(raw, i)
+            out.append(str(value))
+        elif word in ("premier", "premiere"):
+            out += ["1", "er"]
+            i += 1
+        else:
+            # « 1re », « 1ère » and « 1er » are one ordinal.
+            out.append("er" if word in ("re", "ere") and out and out[-1].isdigit() else raw[i])
+            i += 1
+    return out
+
+
+def _number_run(raw: list[str], i: int) -> tuple[int, int]:
+    """Read the number words from ``raw[i]`` on; returns where the run stops and its value."""
+    total = current = 0
+    start = i
+    while i < len(raw):
+        word = fold(raw[i])
+        if word == "et" and i > start and i + 1 < len(raw) and fold(raw[i + 1]) in ("un", "une", "onze"):
+            i += 1  # « vingt et un », « soixante et onze »
+            continue
+        value = NUMBER_WORDS.get(word)
+        if value is None:
+            break
+        if value == 1000:
+            total, current = total + max(current, 1) * 1000, 0
+        elif value == 100:
+            current = max(current, 1) * 100
+        elif value == 20 and current % 100 == 4 and i > start:
+            current += 76  # « quatre-vingts » is 80
+        elif i > start and not _follows(current, value):
+            break  # « deux trois jours » is two numbers, not five
+        else:
+            current += value
+        i += 1
+    return i, total + current
+
+
+def _follows(current: int, value: int) -> bool:
+    # A number word may add to the run only where French writes it: after a hundred or a thousand, a unit
+    # after a ten (« vingt-quatre »), a teen after « soixante » or « quatre-vingt » (« soixante-dix-huit »).
+    below = current % 100
+    if below == 0:
+        return True
+    if value < 10:
+        return below % 10 == 0 and below >= 20 or below in (10, 70, 90)
+    return value < 20 and below in (60, 80)
+
+
+def _halves(words: list[str]) -> list[str]:
+    """« 3 jours et demi » and « 3 et demi » are '3.5 jours': a half written out is a decimal."""
+    out = []
+    for word in words:
+        if fold(word) in ("demi", "demie") and len(out) >= 2 and out[-1] == "et":
+            unit = 1 if out[-2].isdigit() else 2  # « 3 et demi » or « 3 jours et demi »
+            if len(out) > unit and out[-1 - unit].isdigit():
+                out.pop()  # the « et »
+                out[-unit] = out[-unit] + ".5"
+                continue
+        out.append(word)
+    return out
+
+
+def _stems(words: list[str]) -> list[str]:
+    out = []
+    for word in words:
+        if word[0].isdigit():
+            out.append(word)
+        else:
+            out += _stem(word)
+    return out
+
+
+@lru_cache(maxsize=50_000)
+def _stem(word: str) -> tuple[str, ...]:
+    # A unit is one word whatever its spelling; any other word is the collection's stem of it.
+    folded = fold(word)
+    return (UNITS[folded],) if folded in UNITS else tuple(tokenise(word, stem=True))
+
+
+def spelled_number(words: str) -> str | None:
+    """« vingt-quatre » → '24', « 2,5 » → '2.5', « un » → '1'; None when ``words`` is not one number."""
+    read = answer_words(words)
+    return read[0] if len(read) == 1 and read[0][0].isdigit() else None
+
+
 def has_fact(fact: str, answer: str) -> bool:
-    """Does the answer state ``fact``? Variants are separated by « | »; each must appear as a run of words."""
-    words = answer_words(answer)
-    for variant in check_text(str(fact), "fact", max_chars=10_000).split("|"):
-        want = answer_words(variant)
+    """Does the answer state ``fact``? Variants are separated by « | »; one must appear as a run of words
+    (or open the answer, for a variant written « ^non »)."""
+    return found_in(fact, answer_words(answer))
+
+
+def found_in(fact: str, words: list[str]) -> bool:
+    """``has_fact`` on words already read by ``answer_words``: a page read once, many facts looked for."""
+    for variant in check_text(fact, "fact", max_chars=10_000).split("|"):
+        # « ^non »: the answer must open with it — for a yes/no question that holds the word itself
+        # (« Les RTT non pris… ? »), where an answer echoing the question would contain « non » anywhere.
+        opening = variant.strip().startswith("^")
+        want = answer_words(variant.strip().lstrip("^"))
         # A key fact is a few words: the search below costs (answer words × fact words).
         if len(want) > MAX_FACT_WORDS:
             raise BadArgument(f"fact {variant[:60]!r}… has {len(want)} words; a key fact has at most {MAX_FACT_WORDS}")
-        for i in range(len(words) - len(want) + 1):
-            # « 5 jours » is not in « 2,5 jours »: a number right after a number is its decimal part.
-            split_decimal = want and want[0].isdigit() and i > 0 and words[i - 1].isdigit()
-            if want and words[i:i + len(want)] == want and not split_decimal:
-                return True
+        starts = range(1) if opening else range(len(words) - len(want) + 1)
+        if want and any(words[i:i + len(want)] == want for i in starts):
+            return True
     return False
+
+
+def key_facts(question: Mapping) -> list[str]:
+    """A question's key facts, checked: a list of texts (one string would be read as facts of one letter each)."""
+    facts = question.get("key_facts") or []
+    if isinstance(facts, (str, bytes)) or not isinstance(facts, Iterable) or isinstance(facts, Mapping):
+        raise BadArgument(f"question {question.get('id')!r}: key_facts must be a list of facts, like "
+                          f"['3 mois | trois mois'], not {type(facts).__name__} {str(facts)[:60]!r}")
+    facts = list(facts)
+    for fact in facts:
+        if not isinstance(fact, str) or not fact.strip():
+            raise BadArgument(f"question {question.get('id')!r}: each key fact must be non-empty text, not {fact!r}"[:200])
+    return facts
 
 
 def score_answer(answer: str | None, question: dict, cited: list[str] = ()) -> dict:
@@ -96,7 +217,11 @@ def score_answer(answer: str | None, question: dict, cited: list[str] = ()) -> d
     - citations, for an answered question: ``citation_precision`` (cited pages
       that hold the evidence, or at least help, over cited pages) and
       ``citation_recall`` (evidence pages cited over evidence pages). A cited
-      passage id « page#3 » counts as its page.
+      passage id « page#3 » counts as its page;
+    - ``correct_and_cited``: right *and* citing at least one page judged to
+      answer or help (for a question no page answers, the same as ``correct``):
+      a right answer that cites only pages that say nothing of it was right by
+      luck, or from a page it does not name.
     """
     check_text(answer, "answer", allow_none=True)
     if not isinstance(question, Mapping) or "id" not in question:
@@ -104,21 +229,25 @@ def score_answer(answer: str | None, question: dict, cited: list[str] = ()) -> d
     if isinstance(cited, (str, bytes)) or not isinstance(cited, Iterable):
         raise BadArgument(f"cited must be a list of the ids the answer cites, not {type(cited).__name__}")
     relevant = check_relevant(question.get("relevant") or {})
+    facts_wanted = key_facts(question)
     text = answer or ""
     abstained = not text.strip() or is_no_answer(text)
     answerable = bool(relevant)
-    facts = {f: has_fact(f, text) for f in question.get("key_facts", [])} if answerable else {}
+    words = answer_words(text)
+    facts = {f: found_in(f, words) for f in facts_wanted} if answerable else {}
     correct = (not abstained and all(facts.values()) and bool(facts)) if answerable else abstained
     out = {"id": question["id"], "answerable": answerable, "abstained": abstained, "correct": correct,
-           "facts": facts, "citation_precision": None, "citation_recall": None}
+           "facts": facts, "citation_precision": None, "citation_recall": None, "correct_and_cited": correct}
     pages = list(dict.fromkeys(str(c).split("#")[0] for c in cited))
     evidence = {e["page"] for e in question.get("evidence", [])}
     if answerable and not abstained and pages:
         useful = evidence | {p for p, g in relevant.items() if g > 0}
         out["citation_precision"] = sum(p in useful for p in pages) / len(pages)
         out["citation_recall"] = sum(p in pages for p in evidence) / len(evidence) if evidence else None
+        out["correct_and_cited"] = correct and any(p in useful for p in pages)
     elif answerable and not abstained:
         out["citation_precision"], out["citation_recall"] = 0.0, 0.0 if evidence else None
+        out["correct_and_cited"] = False
     return out
 
 
@@ -129,6 +258,7 @@ def answer_report(scored: list[dict]) -> dict:
     mean = lambda xs: sum(xs) / len(xs) if xs else None
     return {"answers": len(scored),
             "accuracy": mean([s["correct"] for s in scored]),
+            "correct_and_cited": mean([s.get("correct_and_cited", s["correct"]) for s in scored]),
             "correct_answerable": mean([s["correct"] for s in answerable]),
             "abstained_when_answerable": mean([s["abstained"] for s in answerable]),
             "abstained_when_unanswerable": mean([s["abstained"] for s in unanswerable]),

@@ -5,6 +5,20 @@ Conventions are trec_eval's: a page with grade > 0 is relevant; ranks start at
 nothing to find), and ``evaluate`` says how many were skipped; nDCG uses the
 grades as gains (rel / log2(rank + 1)), the ideal ranking sorted by grade.
 
+Each metric is named for what it computes (``METRICS``):
+
+- ``MRR``: 1 / the rank of the first relevant page (graded 1 or 2), averaged;
+- ``recall@5``: the share of *all* the relevant pages (those that answer and
+  those that help) found in the first 5 — not « is a page that answers among
+  the first five? »;
+- ``nDCG@5``: the grades of the first 5, discounted by rank, over the best possible;
+- ``answer@4``: is a page that answers (grade 2) among the first 4 — the
+  passages N3 sends (``rag.MAX_PASSAGES``)? Success at the number sent: what
+  the answer rungs consume.
+
+``judged_share`` says how much of a top k was judged at all: an unjudged page
+counts as not relevant, so a low share is where a metric could be wrong.
+
 Cost: nothing worth measuring.
 """
 
@@ -17,6 +31,7 @@ from collections.abc import Iterable, Mapping
 from ..core.documents import duplicates
 from ..core.errors import BadArgument, _short, check_choice, check_int, check_number
 from ..core.retrieval import one_id, ranking_ids
+from ..rag import MAX_PASSAGES
 
 
 def check_relevant(relevant) -> dict[str, float]:
@@ -90,8 +105,33 @@ def ndcg(ranking, relevant: dict, at: int) -> float:
     return gain / best if best else 0.0
 
 
+def success(ranking, relevant: dict, at: int, *, grade: float = 1) -> float:
+    """1 if a page graded at least ``grade`` is among the first ``at``, else 0 (success@k; ``grade=2``: a page that answers)."""
+    at = check_int(at, "at", low=1)
+    grade = check_number(grade, "grade", low=0.0, low_open=True)
+    relevant = check_relevant(relevant)
+    return float(any(relevant.get(d, 0) >= grade for d in _ids(ranking, at)))
+
+
+def judged(ranking, judgments: dict, at: int) -> float:
+    """Share of the first ``at`` that a judge read (any grade, 0 included): judged@k. The missing ranks count as judged."""
+    at = check_int(at, "at", low=1)
+    judgments = check_relevant(judgments)
+    ids = _ids(ranking, at)
+    return (sum(d in judgments for d in ids) + at - len(ids)) / at
+
+
+#: The metrics every sweep reports, each named for what it computes (the module's docstring says it in words).
 METRICS = {"MRR": lambda r, rel: reciprocal_rank(r, rel), "recall@5": lambda r, rel: recall(r, rel, 5),
-           "nDCG@5": lambda r, rel: ndcg(r, rel, 5)}
+           "nDCG@5": lambda r, rel: ndcg(r, rel, 5),
+           f"answer@{MAX_PASSAGES}": lambda r, rel: success(r, rel, MAX_PASSAGES, grade=2)}
+
+
+def judged_share(run, questions: list[dict], at: int = 5) -> float:
+    """judged@k averaged over the questions with a relevant page: how much of what a metric reads was judged."""
+    out = [judged(_ranking(run, q), q.get("judged", q["relevant"]), at)
+           for q in _check_questions(questions) if any(g > 0 for g in q["relevant"].values())]
+    return sum(out) / len(out) if out else 0.0
 
 
 def evaluate(run, questions: list[dict], metrics: dict | None = None) -> dict:
@@ -180,7 +220,10 @@ def paired_test(a: dict[str, float], b: dict[str, float], *, trials: int = 10_00
       random ``trials`` times and count how often the mean difference is at
       least as far from 0 as the one observed. Two-sided p-value.
     - a **95 % bootstrap interval** of the mean difference (questions drawn
-      with replacement): if it contains 0, there is no measurable difference.
+      with replacement): how large the difference may be. It answers another
+      question than the test, by another approximation, so near the edge
+      the two can disagree (``comparison_table`` says so when they do); the
+      verdict is the test's.
 
     Also: how many questions improved, degraded, stayed equal. Deterministic (``seed``).
     """
@@ -213,6 +256,30 @@ def paired_test(a: dict[str, float], b: dict[str, float], *, trials: int = 10_00
     boot = diff[rng.integers(0, n, size=(trials, n))].mean(axis=1)
     out["ci95"] = (float(np.quantile(boot, 0.025)), float(np.quantile(boot, 0.975)))
     out["sd"] = float(diff.std(ddof=1)) if n > 1 else 0.0
+    return out
+
+
+def p_text(p: float) -> str:
+    """A p-value as the tables print it: three decimals, and « < 0.001 » where that would round to 0.000."""
+    p = check_number(p, "p", low=0.0, high=1.0)
+    return "< 0.001" if p < 0.0005 else f"{p:.3f}"
+
+
+def holm_across(tables: dict) -> dict:
+    """Holm over every comparison of several ``compare`` tables read together (one cell, several metrics).
+
+    ``compare`` corrects for the systems of one table; a cell that prints three metrics makes three
+    times as many comparisons, and its verdicts must be corrected for all of them. Returns the same
+    tables with ``p_holm`` recomputed over the whole family and ``family`` (its size) on each row.
+    """
+    if not isinstance(tables, Mapping):
+        raise BadArgument("tables must be a dict of name → rows (what compare returns)")
+    pvalues = {(name, i): r["p"] for name, rows in tables.items() for i, r in enumerate(rows) if r.get("p") is not None}
+    adjusted = holm(pvalues) if pvalues else {}
+    out = {}
+    for name, rows in tables.items():
+        out[name] = [dict(r, p_holm=adjusted[name, i], family=len(pvalues)) if (name, i) in adjusted else dict(r)
+                     for i, r in enumerate(rows)]
     return out
 
 
@@ -279,16 +346,29 @@ def compare(runs: dict, questions: list[dict], *, baseline: str, metric=None, tr
 
 
 def comparison_table(rows: list[dict], *, metric: str = "MRR", alpha: float = 0.05) -> str:
-    """``compare``'s rows as fixed-width text; a difference is called significant only when Holm's p < alpha."""
+    """``compare``'s rows as fixed-width text; a difference is called significant only when Holm's p < alpha.
+
+    Below the rows, one sentence wherever a row's 95 % interval and its verdict disagree, saying why.
+    """
     from ..core.display import Table
 
-    lines = [f"{'system':<28} {metric:>7} {'diff':>7}  {'95% interval':<17} {'p':>6} {'p Holm':>7} {'+/-':>7}  verdict"]
+    family = max((r.get("family") or 0 for r in rows), default=0) or sum(1 for r in rows if r["diff"] is not None)
+    lines = [f"{'system':<28} {metric:>8} {'diff':>7}  {'95% interval':<17} {'p':>7} {'p Holm':>7} {'+/-':>7}  verdict"]
+    split = []
     for r in rows:
         if r["diff"] is None:
-            lines.append(f"{r['system'][:28]:<28} {r['mean']:>7.3f} {'':>7}  {'(baseline)':<17} {'':>6} {'':>7} {'':>7}")
+            lines.append(f"{r['system'][:28]:<28} {r['mean']:>8.3f} {'':>7}  {'(baseline)':<17} {'':>7} {'':>7} {'':>7}")
             continue
         low, high = r["ci95"]
-        verdict = ("better" if r["diff"] > 0 else "worse") if r["p_holm"] < alpha else "no measurable difference"
-        lines.append(f"{r['system'][:28]:<28} {r['mean']:>7.3f} {r['diff']:>+7.3f}  [{low:+.3f}, {high:+.3f}]  "
-                     f"{r['p']:>6.3f} {r['p_holm']:>7.3f} {r['improved']:>3}/{r['degraded']:<3}  {verdict}")
+        significant = r["p_holm"] < alpha
+        verdict = ("better" if r["diff"] > 0 else "worse") if significant else "no measurable difference"
+        if (low > 0 or high < 0) != significant:
+            split.append(r["system"])
+        lines.append(f"{r['system'][:28]:<28} {r['mean']:>8.3f} {r['diff']:>+7.3f}  [{low:+.3f}, {high:+.3f}]  "
+                     f"{p_text(r['p']):>7} {p_text(r['p_holm']):>7} {r['improved']:>3}/{r['degraded']:<3}  {verdict}")
+    lines.append(f"p Holm: corrected for the {family} comparison{'s' if family != 1 else ''} read together.")
+    if split:
+        lines.append(f"The interval and the verdict disagree for {', '.join(split)}: the interval is a bootstrap of "
+                     f"the mean difference, uncorrected for the {family} comparisons and a little narrow on few "
+                     "questions; the verdict is the sign-flip test's, corrected.")
     return Table("\n".join(lines))
