@@ -23,6 +23,7 @@ from rungs.core.contract import CHECKS, ContractBroken, Counted, check_hits
 from rungs.core.errors import BadArgument
 from rungs.core.retrieval import Hit, Retriever
 from rungs.model import ScriptedClient
+from rungs.yours import index as folder_index
 from rungs.yours.index import index_folder
 
 # Ties on purpose: a, b and c hold the same words; d and e differ.
@@ -58,18 +59,23 @@ def _vectors(tmp_path):
     return vectors.VectorIndex(DOCS, Bag(), cache=vectors.VectorCache(Bag(), folder=tmp_path))
 
 
-def _on_disk(tmp_path):
+def _folder_index(tmp_path):
     folder = tmp_path / "folder"
     folder.mkdir()
     for n, d in enumerate(DOCS):
         # Bytes apart (a file that repeats another's bytes is indexed once), the same text: the ties stay.
         (folder / f"{d['id']}.md").write_text(f"# {d['title']}\n\n{d['body']}\n" + "\n" * n, encoding="utf-8")
-    return index_folder(folder, vectors=False).retriever("fts", level="passage").inner
+    return index_folder(folder, vectors=False)
+
+
+def _on_disk(tmp_path):
+    return _folder_index(tmp_path).retriever("fts", level="passage").inner
 
 
 #: Every retriever class of the package → the ways to build one over DOCS (or a folder made of them).
 BUILDERS = {
     fts.FtsIndex: {"in memory": lambda tmp: fts.FtsIndex(DOCS), "on disk": _on_disk},
+    folder_index._OnDisk: {"on disk, rolled up to files": lambda tmp: _folder_index(tmp).retriever("fts")},
     bm25.Index: {"readable": lambda tmp: bm25.build_index(DOCS)},
     fastbm25.FastBM25: {"fast path": lambda tmp: fastbm25.FastBM25.from_documents(DOCS)},
     vectors.VectorIndex: {"bag of letters": _vectors},

@@ -180,9 +180,8 @@ class FolderIndex:
     def owns(self, path: Path) -> bool:
         """Is ``path`` one of the index's own files (when ``--index`` put them inside the folder)?
 
-        Its database and SQLite's files beside it (``-journal``, ``-wal``, ``-shm``), BM25's counts
-        (``.bm25.npz``), the full report (``.report.txt``) and the vector cache: exactly those names — an
-        index called ``index`` must not hide ``index.html`` or ``index.md``.
+        Its database, SQLite's files (``-journal``, ``-wal``, ``-shm``), BM25's counts, the full report and
+        the vector cache: exactly those names — an index called ``index`` must not hide ``index.html``.
         """
         path, db = path.resolve(), self.path.resolve()
         own = {db.name + s for s in ("", "-journal", "-wal", "-shm", ".report.txt")} | {keywords.matrix_file(db).name}
