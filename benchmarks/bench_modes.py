@@ -26,7 +26,8 @@ from rungs.lab import metrics as evaluate
 HERE = Path(__file__).resolve().parent
 LOG = HERE / "results" / "answers_modes.jsonl"
 OLD_LOG = HERE / "results" / "answers.jsonl"
-MODES = {"pointing": {"mode": "pointing"}, "quoted": {"mode": "quoted"}, "free": {"mode": "free", "check_figures": False}}
+MODES = {"pointing": {"mode": "pointing"}, "pointing-lead": {"mode": "pointing-lead"}, "quoted": {"mode": "quoted"},
+         "free": {"mode": "free", "check_figures": False}}
 
 
 def halves(questions):
@@ -146,7 +147,7 @@ def paired(base: dict, other: dict, ids: list[str]) -> dict:
     return tests
 
 
-def summarise(questions, pages_list, names=("free", "pointing", "quoted")) -> dict:
+def summarise(questions, pages_list, names=("free", "pointing", "pointing-lead", "quoted")) -> dict:
     pages = {p["id"]: p for p in pages_list}
     by_q = {q["id"]: q for q in questions}
     decide, report = halves(questions)

@@ -67,7 +67,7 @@ def test_sentences_end_at_punctuation_not_after_an_abbreviation_and_a_pdf_line_b
 
 def test_pointing_sends_numbered_sentences_under_a_schema_of_those_numbers_and_copies_the_chosen_ones():
     client = ScriptedClient(['{"phrases": [1]}'])
-    out = rag.answer_with_details("Combien de jours de RTT par an ?", SENT, client)
+    out = rag.answer_with_details("Combien de jours de RTT par an ?", SENT, client, mode="pointing")
     assert out["mode"] == "pointing" and out["answer"] == RTT["body"].split(" Six")[0]
     assert out["quotes"] == [{"source": "rtt", "text": out["answer"]}] and out["sources"] == ["rtt"]
     prompt = client.calls[0]["messages"][0]["content"]
@@ -79,19 +79,23 @@ def test_pointing_sends_numbered_sentences_under_a_schema_of_those_numbers_and_c
 
 
 def test_pointing_at_nothing_is_je_ne_sais_pas_and_at_a_number_never_sent_is_refused():
-    assert rag.answer("Quel est le code wifi ?", SENT, ScriptedClient(['{"phrases": []}']))["answer"] == "je ne sais pas"
+    point = {"mode": "pointing"}
+    assert rag.answer("Le code wifi ?", SENT, ScriptedClient(['{"phrases": []}']), **point)["answer"] == "je ne sais pas"
     with pytest.raises(rag.AnswerNotGrounded, match=r"sentence\(s\) \[9\], never sent \(sent: 1 to 3\)"):
-        rag.answer("Combien ?", SENT, ScriptedClient(['{"phrases": [9]}']), constrain=False)
+        rag.answer("Combien ?", SENT, ScriptedClient(['{"phrases": [9]}']), constrain=False, **point)
     with pytest.raises(rag.AnswerUnavailable, match="not a sentence number"):
-        rag.answer("Combien ?", SENT, ScriptedClient(['{"phrases": [true]}'] * 2))
+        rag.answer("Combien ?", SENT, ScriptedClient(['{"phrases": [true]}'] * 2), **point)
+    with pytest.raises(rag.AnswerUnavailable, match='"reponse" missing'):  # the default mode asks for words first
+        rag.answer("Combien ?", SENT, ScriptedClient(['{"phrases": [1]}'] * 2))
 
 
 def test_pointing_streams_each_sentence_once_its_number_is_complete():
     events = []
     client = ScriptedClient([{"chunks": ['{"phr', 'ases": [', "1", "0", ", 3", "]}"]}])
     long = [{"id": "a", "text": " ".join(f"Phrase {i}." for i in range(1, 13))}]
-    out = rag.answer_with_details("Phrase ?", long, client, on_event=lambda kind, p: events.append((kind, p)))
-    assert [k for k, _ in events] == ["reading", "sentence", "sentence"]
+    out = rag.answer_with_details("Phrase ?", long, client, mode="pointing",
+                                  on_event=lambda kind, p: events.append((kind, p)))
+    assert [k for k, _ in events] == ["reading", "writing", "sentence", "sentence"]
     assert [p["text"] for k, p in events if k == "sentence"] == ["Phrase 10.", "Phrase 3."]  # never « Phrase 1. »
     assert out["answer"] == "Phrase 10. Phrase 3." and client.calls[0]["json_schema"] is not None
 
@@ -180,3 +184,23 @@ def test_the_research_report_carries_a_quote_per_citation_and_marks_an_unsupport
     assert out["unsupported_figures"] == ["45 minutes"]
     assert "unsupported figure: « 45 minutes » is in no cited source" in out["notes"]
     assert [e for e in sink if e["type"] == "checked"][0]["unsupported_figures"] == ["45 minutes"]
+
+
+def test_a_lead_in_is_shown_before_the_sentences_that_hold_its_figures_or_dropped():
+    speed = {"id": "vitesse", "title": "Sécurité", "body": "Le référent fait le tour des zones. "
+             "Vitesse maximale dans l’entrepôt : 6 km/h ; 4 km/h dans les chambres froides."}
+    ask = lambda reply: rag.answer_with_details("Quelle vitesse ?", [speed], ScriptedClient([json.dumps(reply)]),
+                                                mode="pointing-lead")
+    # The model pointed beside its own words: the sentence that holds « 6 km/h » is the one shown.
+    out = ask({"reponse": "La limite est de 6 km/h.", "phrases": [1]})
+    assert out["answer"] == "La limite est de 6 km/h. Vitesse maximale dans l’entrepôt : 6 km/h ; 4 km/h dans les chambres froides."
+    assert out["phrases"] == [2] and out["quotes"][0]["text"].startswith("Vitesse maximale")
+    # A figure no sentence holds: the lead-in is dropped, said, and the sentences stay the answer.
+    out = ask({"reponse": "10 km/h", "phrases": [2]})
+    assert out["answer"].startswith("Vitesse maximale") and out["lead"] == ""
+    assert out["refused"] == ["lead-in dropped: the figure « 10 km/h » is in no cited passage"]
+    # « Je ne sais pas » in words is the no-answer, whatever is pointed at; a lead copied from the sentence is shown once.
+    assert ask({"reponse": "Je ne sais pas.", "phrases": [1]})["answer"] == "je ne sais pas"
+    assert ask({"reponse": "6 km/h", "phrases": [2]})["answer"].startswith("Vitesse maximale dans")
+    schema = rag.schema_for(rag.prepare_passages([speed]), "pointing-lead")
+    assert list(schema["properties"]) == ["reponse", "phrases"] and schema["properties"]["reponse"]["maxLength"] == 60

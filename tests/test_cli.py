@@ -123,7 +123,7 @@ def test_ask_streams_the_sentences_then_each_quote_with_its_file_page_link_and_c
     question = "Quelles sanctions disciplinaires le règlement prévoit-il ?"
     sentences = _sentences(indexed, question)
     chosen = next(s for s in sentences if "Discipline et sanctions" in s["text"])
-    code, out, err = run(capsys, "ask", question, "--index", str(indexed), "--rung", "bm25",
+    code, out, err = run(capsys, "ask", question, "--index", str(indexed), "--rung", "bm25", "--mode", "pointing",
                          "--scripted-replies", json.dumps([json.dumps({"phrases": [chosen["n"]]})]))
     assert code == 0, err
     lines = out.splitlines()
@@ -134,6 +134,21 @@ def test_ask_streams_the_sentences_then_each_quote_with_its_file_page_link_and_c
     assert link.startswith((indexed / "reglement-interieur.pdf").resolve().as_uri() + "#page=")
     assert "check: passage sent ✓; quote copied from it by code ✓" in out
     assert "checks: every cited id was sent" in out and "1 model call(s)" in out
+
+
+@pytest.mark.encoder
+def test_ask_by_default_shows_the_words_checked_then_the_sentences_that_hold_their_figures(indexed, capsys):
+    question = "Quelles sanctions disciplinaires le règlement prévoit-il ?"
+    sentences = _sentences(indexed, question)
+    holder = next(s for s in sentences if "cinq jours" in s["text"])
+    beside = next(s for s in sentences if s["n"] != holder["n"])
+    reply = json.dumps({"reponse": "Une mise à pied de cinq jours au plus.", "phrases": [beside["n"]]})
+    code, out, err = run(capsys, "ask", question, "--index", str(indexed), "--rung", "bm25",
+                         "--scripted-replies", json.dumps([reply]))
+    assert code == 0, err
+    assert "… the model answers; the answer is shown once it is checked" in out
+    assert f"answer:   Une mise à pied de cinq jours au plus. {holder['text']}" in out  # the sentence that holds « 5 »
+    assert "every figure (5 jours" in out
 
 
 def test_ask_quoted_mode_repairs_a_quote_once_then_shows_it_found(indexed, capsys, monkeypatch):
@@ -158,7 +173,7 @@ def test_ask_quoted_mode_repairs_a_quote_once_then_shows_it_found(indexed, capsy
 
 
 def test_ask_says_je_ne_sais_pas_and_refuses_an_invented_source(indexed, capsys, monkeypatch):
-    monkeypatch.setenv("RUNGS_SCRIPTED_REPLIES", json.dumps(['{"phrases": []}']))
+    monkeypatch.setenv("RUNGS_SCRIPTED_REPLIES", json.dumps(['{"reponse": "Je ne sais pas.", "phrases": []}']))
     code, out, _ = run(capsys, "ask", "Quel temps fera-t-il demain ?", "--index", str(indexed), "--rung", "bm25",
                        "--passages", "1")
     assert code == 0 and "answer:   je ne sais pas" in out and "[1]" not in out and "checks:" not in out

@@ -70,7 +70,7 @@ def test_limits_and_no_call_cases():
     with pytest.raises(BadArgument, match="question has 1001 characters; the limit is 1000"):
         rag.answer("x" * 1001, PASSAGES, client)
     assert client.calls == []
-    rag.answer("x" * 1000, PASSAGES, ScriptedClient(['{"phrases": []}']))
+    rag.answer("x" * 1000, PASSAGES, ScriptedClient(['{"reponse": "Je ne sais pas.", "phrases": []}']))
 
 
 def test_passages_are_cut_in_code_points_and_capped_at_four():

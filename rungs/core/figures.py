@@ -52,7 +52,7 @@ UNITS = {"jours": "jour", "jour": "jour", "journees": "jour", "journee": "jour",
          "semaine": "semaine", "mois": "mois", "ans": "an", "an": "an", "annees": "an", "annee": "an",
          "heures": "h", "heure": "h", "h": "h", "minutes": "min", "minute": "min", "min": "min",
          "euros": "€", "euro": "€", "eur": "€", "€": "€", "%": "%", "pourcent": "%", "pourcents": "%",
-         "km": "km", "kilometres": "km", "kg": "kg", "fois": "fois"}
+         "km": "km", "kilometres": "km", "km/h": "km/h", "kg": "kg", "fois": "fois"}
 _SMALL = {"zero": 0, "un": 1, "une": 1, "deux": 2, "trois": 3, "quatre": 4, "cinq": 5, "six": 6, "sept": 7,
           "huit": 8, "neuf": 9, "dix": 10, "onze": 11, "douze": 12, "treize": 13, "quatorze": 14, "quinze": 15,
           "seize": 16, "vingt": 20, "vingts": 20, "trente": 30, "quarante": 40, "cinquante": 50, "soixante": 60}
@@ -128,7 +128,7 @@ _PATTERNS = [
     ("date", re.compile(rf"\b(1er|1re|\d{{1,2}}) ({'|'.join(MONTHS)})\b|\b(\d{{1,2}})/(\d{{1,2}})(?:/\d{{2,4}})?\b")),
     ("time", re.compile(r"(?<![\d,.])(\d{1,2}) ?(?:h|heures?) ?(\d{2})\b")),
     ("ordinal", re.compile(r"(?<![\d,.])(\d+) ?(?:e|eme|er|re)\b")),
-    ("number", re.compile(rf"(?<![\w,.])({_NUM})(?: ?(et demie?))?(?: ?(%|€|[a-z]+\b))?")),
+    ("number", re.compile(rf"(?<![\w,.])({_NUM})(?: ?(et demie?))?(?: ?(%|€|km/h|[a-z]+\b))?")),
     ("month", re.compile(rf"\b({'|'.join(MONTHS)})\b")),
 ]
 

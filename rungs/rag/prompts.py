@@ -56,6 +56,16 @@ Question : {question}
 Donne les numéros des phrases qui répondent à la question : une phrase si elle suffit, trois au plus.{no_answer}
 Réponds uniquement avec un objet JSON : {{"phrases": [numéros]}}"""
 
+#: Pointing with a lead-in: a few words first (« Non. », « 12 jours. »), then the sentences that say it.
+PROMPT_POINTING_LEAD = """Tu aides les salariés à trouver, dans les extraits du livret d'accueil ci-dessous, les phrases qui répondent à leur question. Chaque phrase est précédée de son numéro entre crochets.
+
+{passages}
+
+Question : {question}
+
+Réponds d'abord en quelques mots, dans "reponse", puis donne dans "phrases" les numéros des phrases qui le disent : une phrase si elle suffit, trois au plus.{no_answer}
+Réponds uniquement avec un objet JSON : {{"reponse": "quelques mots", "phrases": [numéros]}}"""
+
 NO_ANSWER_RULE = ('\nSi les extraits ne permettent pas de répondre, réponds exactement '
                   '{"answer": "Je ne sais pas.", "sources": []}.')
 #: The same rule, in the shape of each mode's reply.
@@ -63,8 +73,10 @@ NO_ANSWER_RULES = {"free": NO_ANSWER_RULE,
                    "quoted": ('\nSi les extraits ne permettent pas de répondre, réponds exactement '
                               '{"answer": "Je ne sais pas.", "quotes": []}.'),
                    "pointing": ("\nSi aucune phrase ne répond à la question, réponds exactement "
-                                '{"phrases": []}.')}
-PROMPTS = {"free": PROMPT, "quoted": PROMPT_QUOTED, "pointing": PROMPT_POINTING}
+                                '{"phrases": []}.'),
+                   "pointing-lead": ("\nSi aucune phrase ne répond à la question, réponds exactement "
+                                     '{"reponse": "Je ne sais pas.", "phrases": []}.')}
+PROMPTS = {"free": PROMPT, "quoted": PROMPT_QUOTED, "pointing": PROMPT_POINTING, "pointing-lead": PROMPT_POINTING_LEAD}
 
 
 def repair_message(faults: list[dict], mode: str) -> str:

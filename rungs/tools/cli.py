@@ -47,11 +47,11 @@ examples:
 
 EXAMPLES_ASK = """\
 the passages are found by the hybrid rung (or --rung), the best --passages of them (at most 4) are
-cut into sentences, and the 12 that match the question best are sent, numbered, to the model, which
-only chooses the ones that answer (--mode pointing, the default: the answer is those sentences,
-copied). Every quote is printed with its file, page and a link that opens the file at that page,
-and the checks it passed: every id was sent, every quote is in its passage word for word, every
-figure is in what is cited. Nothing that answers: « je ne sais pas ».
+cut into sentences, and the 12 that match the question best are sent, numbered, to the model. By
+default it answers in a few words and points at the sentences that say them; the answer shown is
+those words, checked (every figure in them must be in the sentences), and the sentences, copied by
+code. Every quote is printed with its file, page and a link that opens the file at that page, and
+the checks it passed. Nothing that answers: « je ne sais pas ».
 what it costs: one call to the model — the local one (starts once, ~3 GB of memory) or the one
 OPENAI_BASE_URL / RUNGS_MODEL name; reading the sentences is most of it: {seconds} on one thread
 for a question on notebooks/data/my-documents (measured {measured}), the answer shown as it comes.
@@ -126,9 +126,12 @@ def _parser(command: str) -> argparse.ArgumentParser:
 
 
 def _ask_options(p: argparse.ArgumentParser) -> None:
+    from ..rag import DEFAULT_MODE, MODES
+
     p.add_argument("--passages", type=int, default=4, help="how many passages to read (1–4, default 4)")
-    p.add_argument("--mode", choices=("pointing", "quoted", "free"), default="pointing", help="pointing: the "
-                   "model chooses sentences (default); quoted: it writes and quotes; free: it writes, cites ids")
+    p.add_argument("--mode", choices=MODES, default=DEFAULT_MODE, help=f"default {DEFAULT_MODE}: a few words, then "
+                   "the sentences that say them; pointing: only sentences; quoted: the model writes and quotes; "
+                   "free: it writes and cites ids")
 
 
 def _knobs(args) -> tuple[dict, dict]:
@@ -242,12 +245,14 @@ def ask(args) -> int:
         if kind == "reading":
             print(f"… the model reads {payload['sentences']} sentences of {len(hits)} passage(s) "
                   f"(~{payload['tokens']} tokens)", flush=True)
+        elif kind == "writing" and args.mode != "pointing":
+            print("… the model answers; the answer is shown once it is checked", flush=True)
         elif kind == "sentence":
             clock.setdefault("first", time.perf_counter())
             print(("answer:   " if not shown else "          ") + payload["text"], flush=True)
             shown.append(payload)
 
-    if args.mode != "pointing":
+    if not args.mode.startswith("pointing"):
         print(f"… the model reads {len(hits)} passage(s) and writes; the answer is shown once it is checked", flush=True)
     details = rag.answer_with_details(args.question, passages, _client(args), mode=args.mode, on_event=on_event)
     if not shown:
@@ -256,7 +261,7 @@ def ask(args) -> int:
         hit = by_id[q["source"]]
         print(f"[{n}] « {q['text']} »\n    {where(hit)}  ({hit.title})\n    {_link(store, hit)}")
         held = [f.text for f in figures.figures(q["text"])]
-        how = "copied from it by code" if args.mode == "pointing" else "found in it word for word"
+        how = "copied from it by code" if args.mode.startswith("pointing") else "found in it word for word"
         print(f"    check: passage sent ✓; quote {how} ✓" + (f"; figures {', '.join(held)} ✓" if held else ""))
     if details["sources"] and not details["quotes"]:  # the free mode cites ids only
         print("sources:\n" + "\n".join(f"  - {where(by_id[s])}  ({by_id[s].title})  {_link(store, by_id[s])}"
