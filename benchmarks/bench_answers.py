@@ -18,6 +18,12 @@ And N4 grades N3 (`judges.matches_reference`): does each answer say what the
 reference says? Its agreement with the key-fact rule is reported (Cohen's κ).
 
     .venv/bin/python benchmarks/bench_answers.py [--only NAME] [--limit N] [--summary]
+    .venv/bin/python benchmarks/bench_answers.py --modes pointing-lead [--half decide|report|all]
+
+``--modes`` runs N3's modes (``bench_modes.py``: pointing, pointing-lead, quoted, free) into
+results/answers_modes.jsonl, the deciding half of the questions first (a rerun resumes); ``--summary``
+marks every stored answer again with the mark as it is now — the older configurations' and the modes' —
+and writes results/answers.json and results/answers_modes.json, without a model.
 
 Results are appended per answer to benchmarks/results/answers.jsonl (a rerun
 resumes where it stopped; delete the file to start again) and summed up in

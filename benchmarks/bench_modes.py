@@ -27,7 +27,9 @@ HERE = Path(__file__).resolve().parent
 LOG = HERE / "results" / "answers_modes.jsonl"
 OLD_LOG = HERE / "results" / "answers.jsonl"
 MODES = {"pointing": {"mode": "pointing"}, "pointing-lead": {"mode": "pointing-lead"}, "quoted": {"mode": "quoted"},
-         "free": {"mode": "free", "check_figures": False}}
+         "free": {"mode": "free", "check_figures": False},
+         # Today's free answer again, on a few questions, on this machine now: its seconds, beside the modes'.
+         "free-now": {"mode": "free", "check_figures": False}}
 
 
 def halves(questions):
@@ -103,6 +105,7 @@ def mark(r, q, pages) -> dict:
     m["unsupported_shown"] = bool(m["unsupported"])
     m["refused"] = r["answer"] is None
     m["seconds"] = r.get("seconds")
+    m["tokens_in"], m["tokens_out"], m["repairs"] = r.get("input_tokens"), r.get("output_tokens"), r.get("repairs")
     return m
 
 
@@ -119,7 +122,10 @@ def measures(marks: list[dict]) -> dict:
                                         if m["citation_precision"] is not None]),
             "unsupported_shown": sum(m["unsupported_shown"] for m in marks),
             "refused": sum(m["refused"] for m in marks),
-            "seconds_median": secs[len(secs) // 2] if secs else None, "seconds_mean": mean(secs)}
+            "seconds_median": secs[len(secs) // 2] if secs else None, "seconds_mean": mean(secs),
+            "tokens_in": mean([m["tokens_in"] for m in marks if m["tokens_in"]]),
+            "tokens_out": mean([m["tokens_out"] for m in marks if m["tokens_out"]]),
+            "repairs": sum(m["repairs"] or 0 for m in marks)}
 
 
 #: The paired comparisons, per question: what is compared, and on which questions it is defined.
@@ -147,7 +153,7 @@ def paired(base: dict, other: dict, ids: list[str]) -> dict:
     return tests
 
 
-def summarise(questions, pages_list, names=("free", "pointing", "pointing-lead", "quoted")) -> dict:
+def summarise(questions, pages_list, names=("free", "pointing", "pointing-lead", "quoted", "free-now")) -> dict:
     pages = {p["id"]: p for p in pages_list}
     by_q = {q["id"]: q for q in questions}
     decide, report = halves(questions)
@@ -163,7 +169,7 @@ def summarise(questions, pages_list, names=("free", "pointing", "pointing-lead",
                                 for half, ids in (("decide", decide), ("report", report), ("all", decide + report))}
         out["systems"][name]["unsupported"] = {q: v["unsupported"] for q, v in m.items() if v["unsupported_shown"]}
     for name in marks:
-        if name != "free" and "free" in marks:
+        if name not in ("free", "free-now") and "free" in marks:
             out["paired"][name] = {half: paired(marks["free"], marks[name], ids)
                                    for half, ids in (("decide", decide), ("report", report), ("all", decide + report))}
     show(out)
@@ -186,3 +192,35 @@ def show(out) -> None:
                 print(f"  {name} − free  {measure:<20} {t['diff']:+.3f} [{t['ci95'][0]:+.3f}, {t['ci95'][1]:+.3f}] "
                       f"p {t['p']:.4f}  Holm {t['p_holm']:.4f}  n {t['questions']}  "
                       f"{t['improved']} up / {t['degraded']} down")
+
+
+LABELS = {"right": "right (all)", "right_answerable": "right, answerable", "idk_unanswerable": "« je ne sais pas », unanswerable",
+          "wrong_idk": "wrong « je ne sais pas » (answerable)", "citation_precision": "citation precision",
+          "unsupported_shown": "answers shown with an unsupported figure", "refused": "refused",
+          "seconds_median": "seconds per answer (median)", "tokens_in": "tokens in (mean)", "tokens_out": "tokens out (mean)"}
+
+
+def markdown(out) -> str:
+    """The tables of benchmarks/README.md, written from the summary (so every number there comes from it)."""
+    fmt = lambda v: "—" if v is None else (f"{v:.3f}" if isinstance(v, float) and v <= 1.5 else
+                                          (f"{v:.1f}" if isinstance(v, float) else str(v)))
+    lines = []
+    for half, title in (("decide", "deciding half"), ("report", "reporting half"), ("all", "all questions")):
+        names = [n for n in out["systems"] if out["systems"][n][half]["n"]]
+        lines += [f"\n**{title}** ({', '.join(f'{n}: {out['systems'][n][half]['n']}' for n in names)} answers)\n",
+                  "| | " + " | ".join(names) + " |", "| --- |" + " ---: |" * len(names)]
+        for key, label in LABELS.items():
+            lines.append(f"| {label} | " + " | ".join(fmt(out["systems"][n][half][key]) for n in names) + " |")
+        for name, halves_ in out["paired"].items():
+            tests = halves_[half]
+            if not tests:
+                continue
+            lines += [f"\n{name} − free, paired, question by question (Holm over the {len(tests)} measures):\n",
+                      "| measure | questions | difference | 95 % interval | p | p (Holm) | up / down |",
+                      "| --- | ---: | ---: | --- | ---: | ---: | ---: |"]
+            for key, t in tests.items():
+                p = "< 0.001" if t["p"] < 0.001 else f"{t['p']:.3f}"
+                ph = "< 0.001" if t["p_holm"] < 0.001 else f"{t['p_holm']:.3f}"
+                lines.append(f"| {LABELS.get(key, key)} | {t['questions']} | {t['diff']:+.3f} | "
+                             f"[{t['ci95'][0]:+.3f}, {t['ci95'][1]:+.3f}] | {p} | {ph} | {t['improved']} / {t['degraded']} |")
+    return "\n".join(lines)

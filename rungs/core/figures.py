@@ -13,7 +13,7 @@ accents off, apostrophes and spaces made plain):
 - **amounts** « 1 500 € », « 22 euros » → ``1500 €``, ``22 €``; **percentages**
   « 25 % », « 25 pour cent » → ``25 %``;
 - **durations and counts** with a unit from a closed list (jour, semaine, mois,
-  an, h, min, km, kg, fois) — « 2,5 jours ouvrables », « deux jours et demi »
+  an, h, min, km, km/h, kg, fois) — « 2,5 jours ouvrables », « deux jours et demi »
   → ``2.5 jour``; « une heure » → ``1 h``; « 48 heures » and « 48 h » are one
   figure; a number with no unit it knows (« poste 4500 », « 482 salariés ») is
   a bare count, ``4500``;
@@ -31,8 +31,9 @@ Number words (« vingt-six », « quarante-huit ») are read as digits; « un »
 ``supported(figure, held)`` is the rule of the checks: a figure with a unit
 needs the same value and unit among the passages' figures, or the same value
 written bare there (« de 20 à 40 % » writes 20 bare); a bare figure needs the
-value under any unit. ``unsupported(answer, passages)`` lists what fails,
-as the answer wrote it.
+value under any unit. ``unsupported(answer, passages)`` lists what fails, as
+read: folded, number words in digits (« février » is « fevrier », « cinq
+jours » is « 5 jours »).
 
 Cost: a few regular-expression passes over the text; linear in its length.
 """
@@ -62,7 +63,7 @@ _ORDINALS = {"premier": 1, "premiere": 1, "deuxieme": 2, "second": 2, "seconde":
 
 
 class Figure(NamedTuple):
-    """One figure: as the text wrote it (``text``), and as it is compared (``value``, ``unit``, ``kind``)."""
+    """One figure: as read (``text``: folded, number words in digits), and as compared (``value``, ``unit``, ``kind``)."""
 
     text: str
     value: str
@@ -227,7 +228,7 @@ def supported(figure: Figure, held: set[str]) -> bool:
 
 
 def unsupported(answer: str | None, passages: list[str]) -> list[str]:
-    """The figures of ``answer`` that none of ``passages`` holds, as the answer wrote them (each once)."""
+    """The figures of ``answer`` that none of ``passages`` holds, as read (folded, number words in digits), each once."""
     held: set[str] = set()
     for passage in passages:
         held |= keys(passage)

@@ -49,19 +49,18 @@ a pointing reply is a few tokens. Measured in ``benchmarks/README.md``.
 
 from __future__ import annotations
 
-import html
 import re
 import time
 
 from ..core import claims as _claims
-from ..core import figures as _figures
 from ..core.documents import check_documents, passage_text
 from ..core.errors import (BadArgument, RungsError, _short, check_bool, check_choice, check_client, check_int,
                            check_query)
 from ..core.replies import UnusableReply, parse_json, unfence
 from ..model import EmptyCompletion, TruncatedCompletion, default_client, estimate_tokens
-from .prompts import (NO_ANSWER_RULE, NO_ANSWER_RULES, PROMPT, PROMPT_POINTING, PROMPT_POINTING_LEAD, PROMPT_QUOTED,
-                      PROMPT_REWRITTEN, PROMPTS, repair_message)
+from .pointing import MAX_LEAD_CHARS, SENTENCES_SENT, anchor, decode_pointing, numbered_blocks, sentences_for
+from .prompts import (NO_ANSWER_RULE, NO_ANSWER_RULES, PROMPT, PROMPT_POINTING, PROMPT_POINTING_LEAD, PROMPT_QUOTED,  # noqa: F401
+                      PROMPT_REWRITTEN, PROMPTS, _attribute, _content, repair_message)
 
 MAX_PASSAGES = 4
 MAX_CHARS = 1500
@@ -70,10 +69,7 @@ MAX_ATTEMPTS = 10  # each attempt is one more call, paid in seconds or in money
 NO_ANSWER = "je ne sais pas"
 MODES = ("pointing", "pointing-lead", "quoted", "free")
 DEFAULT_MODE = "pointing-lead"  # chosen on the deciding half of the judged questions (benchmarks/README.md)
-#: The lead-in of « pointing-lead »: a few words, never a paragraph (the sentences are the answer).
-MAX_LEAD_CHARS = 60
 MAX_SENTENCES = 3  # the pointing mode's answer: at most three sentences, copied
-SENTENCES_SENT = 12  # the pointing mode sends at most this many sentences (sentences_for)
 
 class AnswerUnavailable(RungsError, RuntimeError):
     """No usable reply after every attempt; the message lists why each one was refused."""
@@ -121,43 +117,11 @@ def build_prompt(question: str, passages: list[dict], *, no_answer_rule: bool = 
     passages = check_documents(passages, name="passages")
     prompt = check_prompt(PROMPTS[mode] if prompt is None else prompt)
     if mode.startswith("pointing"):
-        blocks = _numbered_blocks(passages, sentences if sentences is not None else sentences_for("", passages, None))
+        blocks = numbered_blocks(passages, sentences if sentences is not None else sentences_for("", passages, None))
     else:
         blocks = "\n\n".join(f'<extrait id="{_attribute(p["id"])}">\n{_content(passage_text(p))}\n</extrait>'
                               for p in passages)
     return prompt.format(passages=blocks, question=question, no_answer=NO_ANSWER_RULES[mode] if no_answer_rule else "")
-
-
-def sentences_for(question: str, passages: list[dict], limit: int | None = SENTENCES_SENT) -> list[dict]:
-    """The sentences the pointing mode numbers: ``{"n", "source", "text"}``, numbered 1… in the passages' order.
-
-    Every sentence of the passages; past ``limit``, the ``limit`` that match the question best — BM25
-    (stop words out, stemmed) and the vector leg fused by RRF, over sentences — so the prompt is shorter
-    and the model reads only what may answer. (Chosen on the deciding half of the judged questions,
-    without a model: the smallest limit that kept every key fact the full passages held.)
-    """
-    every = _claims.numbered([{"id": p["id"], "text": passage_text(p)} for p in passages])
-    if limit is not None and len(every) > limit and question.strip():
-        from ..bm25 import build_index
-        from ..hybrid import Hybrid
-        from ..vectors import VectorIndex
-
-        docs = [{"id": str(s["n"]), "body": s["text"]} for s in every]
-        legs = {"keyword": build_index(docs, fields=("body",), stopwords=True, stem=True), "vector": VectorIndex(docs)}
-        keep = {int(h.id) for h in Hybrid(legs, k=60).search(question, limit=limit)}
-        every = [s for s in every if s["n"] in keep]
-    return [{**s, "n": i} for i, s in enumerate(every, 1)]
-
-
-def _numbered_blocks(passages: list[dict], sentences: list[dict]) -> str:
-    """Each passage fenced by its id and titled by its heading, one numbered sentence a line."""
-    blocks = []
-    for p in passages:
-        head = _claims.heading_and_body(passage_text(p))[0]
-        title = f' titre="{_attribute(head)}"' if head else ""
-        lines = [f"[{s['n']}] {_content(s['text'])}" for s in sentences if s["source"] == str(p["id"])]
-        blocks.append(f'<extrait id="{_attribute(p["id"])}"{title}>\n' + "\n".join(lines) + "\n</extrait>")
-    return "\n\n".join(blocks)
 
 
 def check_prompt(prompt) -> str:
@@ -173,15 +137,6 @@ def check_prompt(prompt) -> str:
     if missing:
         raise BadArgument(f"prompt must contain {' and '.join(missing)}: the model needs the extracts and the question")
     return prompt
-
-
-def _attribute(value) -> str:
-    return html.escape(str(value), quote=True)
-
-
-def _content(text: str) -> str:
-    # Only the angle brackets: « Boréal & Moi » stays readable, and no tag can be written without them.
-    return text.replace("<", "&lt;").replace(">", "&gt;")
 
 
 def schema_for(passages: list[dict], mode: str = "free", sentences: list[dict] | None = None) -> dict:
@@ -221,7 +176,7 @@ def decode(text: str, mode: str = "free") -> dict:
     if not isinstance(reply, dict):
         raise UnusableReply(f"a JSON {type(reply).__name__}, not an object")
     if mode.startswith("pointing"):
-        return _decode_pointing(reply, lead=mode == "pointing-lead")
+        return decode_pointing(reply, lead=mode == "pointing-lead")
     _check_answer_text(reply.get("answer"))
     if mode == "quoted":
         quotes = _decode_quotes(reply.get("quotes"))
@@ -269,25 +224,6 @@ def _decode_quotes(quotes) -> list[dict]:
     return out
 
 
-def _decode_pointing(reply: dict, lead: bool = False) -> dict:
-    numbers = reply.get("phrases")
-    said = reply.get("reponse") if lead else None
-    if lead and not isinstance(said, str):
-        raise UnusableReply('"reponse" missing or not a string')
-    if said is not None:
-        _text_only(said, '"reponse"')
-    if not isinstance(numbers, list):
-        raise UnusableReply('"phrases" missing or not a list')
-    out = []
-    for n in numbers:
-        # « 3 » and 3 are the same sentence; a boolean or « 3a » is none.
-        if isinstance(n, bool) or not (isinstance(n, int) or (isinstance(n, str) and n.strip().isdecimal()
-                                                               and len(n.strip()) <= 9)):
-            raise UnusableReply(f"{_short(n)} is not a sentence number")
-        out.append(int(n))
-    return {"phrases": list(dict.fromkeys(out)), **({"lead": said.strip()[:MAX_LEAD_CHARS]} if lead else {})}
-
-
 def is_no_answer(text: str) -> bool:
     """« Je ne sais pas. », « je ne sais pas », « JE NE SAIS PAS ! »: the no-answer, however it is dressed."""
     if not isinstance(text, str):
@@ -324,7 +260,7 @@ def point(reply: dict, numbered: list[dict]) -> dict:
     lead = reply.get("lead") or ""
     if not reply["phrases"] or is_no_answer(lead):  # « je ne sais pas » in words is the no-answer, pointing or not
         return {"answer": NO_ANSWER, "sources": [], "quotes": [], "phrases": []}
-    chosen = _anchor(lead, reply["phrases"][:MAX_SENTENCES], numbered)  # a reply without the schema may list more
+    chosen = anchor(lead, reply["phrases"][:MAX_SENTENCES], numbered)  # a reply without the schema may list more
     quotes = [{"source": by_n[n]["source"], "text": by_n[n]["text"]} for n in chosen]
     text = " ".join(q["text"] for q in quotes)
     if lead and _claims.found(lead, text):
@@ -393,23 +329,6 @@ def answer_with_details(question: str, passages: list[dict], client=None, *, mod
         details["seconds"] = time.perf_counter() - start
     details.update(out)
     return details
-
-
-def _anchor(lead: str, chosen: list[int], numbered: list[dict]) -> list[int]:
-    """The sentences behind a lead-in's figures: the model's, if one of them holds every figure of the lead;
-    else the sent sentence that does and shares the most words with the lead (the model pointed beside it);
-    else the model's (and the figure check then drops the lead)."""
-    said = _figures.figures(lead) if lead else []
-    if not said:
-        return chosen
-    holds = lambda s: not _figures.unsupported(lead, [s["text"]])
-    by_n = {s["n"]: s for s in numbered}
-    if any(holds(by_n[n]) for n in chosen):
-        return chosen
-    words = set(_claims.normalise(lead).split())
-    found = [s for s in numbered if holds(s)]
-    best = max(found, key=lambda s: (len(words & set(_claims.normalise(s["text"]).split())), -s["n"]), default=None)
-    return [best["n"]] if best else chosen
 
 
 def _drop_lead(out: dict, faults: list[dict], details: dict) -> list[dict]:

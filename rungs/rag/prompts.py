@@ -11,6 +11,8 @@ Cost: nothing.
 
 from __future__ import annotations
 
+import html
+
 PROMPT = """Tu réponds aux questions des salariés à partir des extraits du livret d'accueil ci-dessous, et de rien d'autre.
 
 {passages}
@@ -94,3 +96,12 @@ def repair_message(faults: list[dict], mode: str) -> str:
     return ("Ta réponse ne peut pas être montrée : " + " ; ".join(said) + ". Corrige-la : recopie mot pour mot "
             "les phrases des extraits, n'écris que des chiffres qui y sont, ou réponds exactement " + empty +
             ". Réponds uniquement avec l'objet JSON.")
+
+
+def _attribute(value) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def _content(text: str) -> str:
+    # Only the angle brackets: « Boréal & Moi » stays readable, and no tag can be written without them.
+    return text.replace("<", "&lt;").replace(">", "&gt;")
