@@ -268,7 +268,7 @@ def ask(args) -> int:
                                         for s in details["sources"]))
     if details["answer"] != rag.NO_ANSWER:
         said = [f.text for f in figures.figures(details["answer"])]
-        print(f"checks: every cited id was sent; " + ("every quote is in its passage; " if details["quotes"] else "")
+        print("checks: every cited id was sent; " + ("every quote is in its passage; " if details["quotes"] else "")
               + (f"every figure ({', '.join(said)}) is in what is cited" if said else "no figure to check"))
     reading = f", {clock['first'] - clock['start']:.1f} s before the first sentence" if "first" in clock else ""
     print(f"({len(details['sent'])} passage(s) read: {' · '.join(where(by_id[i]) for i in details['sent']) or 'none'}; "
