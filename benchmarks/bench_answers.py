@@ -29,6 +29,12 @@ the fair check of the fixed rule); of the rule now (optimistic: every
 disagreement it was wrong on, fixed); of « right and cited »; and of N4's judge.
 
     .venv/bin/python benchmarks/bench_answers.py [--only NAME] [--limit N] [--summary]
+    .venv/bin/python benchmarks/bench_answers.py --modes pointing-lead [--half decide|report|all]
+
+``--modes`` runs N3's modes (``bench_modes.py``: pointing, pointing-lead, quoted, free) into
+results/answers_modes.jsonl, the deciding half of the questions first (a rerun resumes); ``--summary``
+marks every stored answer again with the mark as it is now — the older configurations' and the modes' —
+and writes results/answers.json and results/answers_modes.json, without a model.
 
 Results are appended per answer to benchmarks/results/answers.jsonl (a rerun
 resumes where it stopped; delete the file to start again) and summed up in
@@ -57,6 +63,8 @@ from rungs.lab.handbook import load_pages, load_questions# noqa: E402
 from rungs.lab import judges
 from rungs.lab import answers
 
+import bench_modes  # noqa: E402  (beside this file)
+
 CONFIGS = {
     "notebook 03": {"retriever": "answer", "passages": 4, "no_answer_rule": True, "prompt": "given"},
     "bm25": {"retriever": "bm25", "passages": 4, "no_answer_rule": True, "prompt": "given"},
@@ -75,7 +83,14 @@ def main(argv=None) -> int:
     p.add_argument("--only", action="append", choices=list(CONFIGS) + ["support", "judge"])
     p.add_argument("--limit", type=int, default=None, help="the first N questions only (a quick look)")
     p.add_argument("--summary", action="store_true", help="no model call: mark the stored answers again and sum up")
+    p.add_argument("--modes", nargs="+", choices=list(bench_modes.MODES),
+                   help="run N3's modes (pointing, quoted, free) into results/answers_modes.jsonl")
+    p.add_argument("--half", choices=("decide", "report", "all"), default="all",
+                   help="with --modes: the deciding half, the reporting half, or both (deciding first)")
     a = p.parse_args(argv)
+    if a.modes and not a.summary:
+        bench_modes.run(a.modes, load_questions(), load_pages(), llm.default_client(), half=a.half, limit=a.limit)
+        return 0
     pages, questions = load_pages(), load_questions()[: a.limit]
     by_id = {pg["id"]: pg for pg in pages}
     retrievers = {"answer": hybrid.answer_retriever(pages), "bm25": bm25.build_index(pages, stopwords=True)}
@@ -87,6 +102,7 @@ def main(argv=None) -> int:
             done[r["config"], r["id"]] = r
     LOG.parent.mkdir(exist_ok=True)
     if a.summary:
+        bench_modes.summarise(questions, pages)
         summarise(questions, done)
         # The log too, marked again and one line per answer, so that what reads it (notebooks 03 and 04, their
         # exercises) agrees with the summary. Only with --summary: a run in progress may still be appending.

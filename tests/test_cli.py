@@ -108,26 +108,78 @@ def test_help_says_what_it_is_for_what_it_costs_and_shows_an_example(capsys, com
     assert "scripted" not in out  # the test double is not advertised
 
 
-def test_ask_prints_the_answer_and_its_sources_as_files_and_pages(indexed, capsys):
-    question = "Quelles sanctions disciplinaires le règlement prévoit-il ?"
+def _sentences(indexed, question, passages=4):
+    """The numbered sentences `ask` sends for ``question`` (rung bm25), as the pointing mode numbers them."""
+    from rungs import rag
     from rungs.yours.index import open_index
-    sent = [h.id for h in open_index(indexed).retriever("bm25").search(question, limit=4, level="passage")]
-    pdf = next(i for i in sent if i.startswith("reglement-interieur.pdf"))
-    reply = json.dumps({"answer": "Observation écrite, avertissement, mise à pied, licenciement.", "sources": [pdf]})
+    retriever = open_index(indexed).retriever("bm25")
+    hits = retriever.search(question, limit=passages, level="passage")
+    sent = rag.prepare_passages([{"id": h.id, "title": h.title, "body": retriever.meta[h.id]["body"]} for h in hits])
+    return rag.sentences_for(question, sent)
+
+
+@pytest.mark.encoder  # past 12 sentences, the ones sent are chosen with the vector leg too
+def test_ask_streams_the_sentences_then_each_quote_with_its_file_page_link_and_checks(indexed, capsys):
+    question = "Quelles sanctions disciplinaires le règlement prévoit-il ?"
+    sentences = _sentences(indexed, question)
+    chosen = next(s for s in sentences if "Discipline et sanctions" in s["text"])
+    code, out, err = run(capsys, "ask", question, "--index", str(indexed), "--rung", "bm25", "--mode", "pointing",
+                         "--scripted-replies", json.dumps([json.dumps({"phrases": [chosen["n"]]})]))
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[1].startswith("… the model reads 12 sentences of 4 passage(s)")  # said before the answer comes
+    assert lines[2] == "answer:   " + chosen["text"]
+    assert f"[1] « {chosen['text']} »" in out and "reglement-interieur.pdf, p. " in out
+    link = next(line.strip() for line in lines if line.strip().startswith("file://"))
+    assert link.startswith((indexed / "reglement-interieur.pdf").resolve().as_uri() + "#page=")
+    assert "check: passage sent ✓; quote copied from it by code ✓" in out
+    assert "checks: every cited id was sent" in out and "1 model call(s)" in out
+
+
+@pytest.mark.encoder
+def test_ask_by_default_shows_the_words_checked_then_the_sentences_that_hold_their_figures(indexed, capsys):
+    question = "Quelles sanctions disciplinaires le règlement prévoit-il ?"
+    sentences = _sentences(indexed, question)
+    holder = next(s for s in sentences if "cinq jours" in s["text"])
+    beside = next(s for s in sentences if s["n"] != holder["n"])
+    reply = json.dumps({"reponse": "Une mise à pied de cinq jours au plus.", "phrases": [beside["n"]]})
     code, out, err = run(capsys, "ask", question, "--index", str(indexed), "--rung", "bm25",
                          "--scripted-replies", json.dumps([reply]))
     assert code == 0, err
-    assert "answer:   Observation écrite" in out
-    assert "sources:\n  - reglement-interieur.pdf, p. " in out and "(Règlement intérieur)" in out
-    assert "4 passage(s) sent" in out and "1 model call(s)" in out
+    assert "… the model answers; the answer is shown once it is checked" in out
+    assert f"answer:   Une mise à pied de cinq jours au plus. {holder['text']}" in out  # the sentence that holds « 5 »
+    assert "every figure (5 jours" in out
+
+
+def test_ask_quoted_mode_repairs_a_quote_once_then_shows_it_found(indexed, capsys, monkeypatch):
+    question = "Que faire d'un badge perdu ?"
+    from rungs.yours.index import open_index
+    sent = [h.id for h in open_index(indexed).retriever("bm25").search(question, limit=1, level="passage")]
+    bad = json.dumps({"answer": "Dans le coffre-fort.", "quotes": [{"source": sent[0], "text": "un coffre inventé"}]})
+    body = open_index(indexed).retriever("bm25").meta[sent[0]]["body"]
+    words = " ".join(body.split()[:6])
+    good = json.dumps({"answer": "Voir le passage.", "quotes": [{"source": sent[0], "text": words.upper()}]})
+    monkeypatch.setenv("RUNGS_SCRIPTED_REPLIES", json.dumps([bad, good]))
+    code, out, err = run(capsys, "ask", question, "--index", str(indexed), "--rung", "bm25", "--passages", "1",
+                         "--mode", "quoted")
+    assert code == 0, err
+    assert "answer:   Voir le passage." in out and "quote found in it word for word ✓" in out
+    assert "2 model call(s)" in out  # the first reply's quote was not found: one repair round trip
+    monkeypatch.setenv("RUNGS_SCRIPTED_REPLIES", json.dumps([bad, bad]))
+    code, out, err = run(capsys, "ask", question, "--index", str(indexed), "--rung", "bm25", "--passages", "1",
+                         "--mode", "quoted")
+    assert code == 1 and "answer:" not in out
+    assert err.startswith("error: the quote « un coffre inventé » is not in passage")
 
 
 def test_ask_says_je_ne_sais_pas_and_refuses_an_invented_source(indexed, capsys, monkeypatch):
-    monkeypatch.setenv("RUNGS_SCRIPTED_REPLIES", json.dumps(['{"answer": "Je ne sais pas.", "sources": []}']))
-    code, out, _ = run(capsys, "ask", "Quel temps fera-t-il demain ?", "--index", str(indexed), "--rung", "bm25")
-    assert code == 0 and "answer:   je ne sais pas" in out and "sources:" not in out
+    monkeypatch.setenv("RUNGS_SCRIPTED_REPLIES", json.dumps(['{"reponse": "Je ne sais pas.", "phrases": []}']))
+    code, out, _ = run(capsys, "ask", "Quel temps fera-t-il demain ?", "--index", str(indexed), "--rung", "bm25",
+                       "--passages", "1")
+    assert code == 0 and "answer:   je ne sais pas" in out and "[1]" not in out and "checks:" not in out
     monkeypatch.setenv("RUNGS_SCRIPTED_REPLIES", json.dumps(['{"answer": "Oui.", "sources": ["secret.pdf#1"]}']))
-    code, out, err = run(capsys, "ask", "Le badge est-il gratuit ?", "--index", str(indexed), "--rung", "bm25")
+    code, out, err = run(capsys, "ask", "Le badge est-il gratuit ?", "--index", str(indexed), "--rung", "bm25",
+                         "--mode", "free")
     assert code == 1 and err.startswith("error: the answer cites ['secret.pdf#1'], never sent")
 
 

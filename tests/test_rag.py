@@ -10,9 +10,11 @@ from rungs.lab import judges
 PASSAGES = [{"id": "p1", "text": "Un." * 1000}, {"id": 2, "text": "Deux."}]
 
 
-def ask(*replies, **kw):
+def ask(*replies, mode="free", **kw):
+    # The free mode's reply shape ({"answer", "sources"}): the decoder and the id check, case by case.
     client = ScriptedClient(list(replies))
-    return rag.answer("Question ?", PASSAGES, client, **kw), client
+    out = rag.answer("Question ?", PASSAGES, client, mode=mode, **kw)
+    return {k: v for k, v in out.items() if k != "quotes"}, client
 
 
 def test_bare_and_fenced_json_are_read_and_ids_compared_as_text():
@@ -63,12 +65,12 @@ def test_je_ne_sais_pas_is_the_no_answer_with_its_sources():
 
 def test_limits_and_no_call_cases():
     client = ScriptedClient([])
-    assert rag.answer("  ", PASSAGES, client) == {"answer": "je ne sais pas", "sources": []}
-    assert rag.answer("Q ?", [], client) == {"answer": "je ne sais pas", "sources": []}
+    assert rag.answer("  ", PASSAGES, client) == {"answer": "je ne sais pas", "sources": [], "quotes": []}
+    assert rag.answer("Q ?", [], client) == {"answer": "je ne sais pas", "sources": [], "quotes": []}
     with pytest.raises(BadArgument, match="question has 1001 characters; the limit is 1000"):
         rag.answer("x" * 1001, PASSAGES, client)
     assert client.calls == []
-    rag.answer("x" * 1000, PASSAGES, ScriptedClient(['{"answer": "je ne sais pas", "sources": []}']))
+    rag.answer("x" * 1000, PASSAGES, ScriptedClient(['{"reponse": "Je ne sais pas.", "phrases": []}']))
 
 
 def test_passages_are_cut_in_code_points_and_capped_at_four():
@@ -92,7 +94,7 @@ def test_scripted_client_says_what_it_is_and_raises_scripted_errors():
 def test_the_prompt_is_a_knob_checked_before_any_call():
     passages = [{"id": "a", "text": "Le préavis est de trois mois."}]
     client = ScriptedClient(['{"answer": "Trois mois.", "sources": ["a"]}'])
-    out = rag.answer_with_details("Quel préavis ?", passages, client, prompt=rag.PROMPT_REWRITTEN)
+    out = rag.answer_with_details("Quel préavis ?", passages, client, prompt=rag.PROMPT_REWRITTEN, mode="free")
     assert out["answer"] == "Trois mois." and "Consignes" in out["prompt"] and "Recopie les chiffres" in out["prompt"]
     for bad, message in [("no places at all", "must contain"), ("{passages} {question} {oops}", "only"),
                          (42, "template string")]:

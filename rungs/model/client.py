@@ -242,8 +242,11 @@ class Client(ChatModel):
                           output_tokens=got["output_tokens"], finish_reason=got["finish"], latency=latency,
                           logprobs=got["logprobs"] if logprobs else None, notes=notes)
 
-    def stream(self, messages: list[dict], *, temperature: float = 0.0, max_tokens: int = 512, seed: int = 0):
+    def stream(self, messages: list[dict], *, temperature: float = 0.0, max_tokens: int = 512, seed: int = 0,
+               json_schema: dict | None = None):
         """Yield the completion's text as it is produced; afterwards ``last_usage`` holds (tokens in, out).
+
+        ``json_schema``: the reply's shape, in the strictest form the endpoint accepts (as ``chat``).
 
         A stream that breaks is named like a call that fails: ``ModelServerCrashed`` if
         the local server died under it, ``ModelUnavailable`` otherwise — and so is one that
@@ -253,7 +256,11 @@ class Client(ChatModel):
         self.last_notes: list[str] = []
         request = {"model": self.model, "messages": messages, "temperature": temperature,
                    "max_tokens": max_tokens, "seed": seed, "stream": True}
-        raw = self._call(lambda sdk: sdk.chat.completions.with_raw_response.create(**request), notes=self.last_notes)
+        if json_schema is not None:
+            raw = self._structured(request, json_schema, self.last_notes)
+        else:
+            raw = self._call(lambda sdk: sdk.chat.completions.with_raw_response.create(**request),
+                             notes=self.last_notes)
         produced, finished = 0, False
         try:
             for text, done in self._pieces(raw.http_response):

@@ -117,8 +117,9 @@ class ChatModel(ABC):
         """One completion."""
 
     @abstractmethod
-    def stream(self, messages: list[dict], *, temperature: float = 0.0, max_tokens: int = 512, seed: int = 0):
-        """The completion's text, piece by piece."""
+    def stream(self, messages: list[dict], *, temperature: float = 0.0, max_tokens: int = 512, seed: int = 0,
+               json_schema: dict | None = None):
+        """The completion's text, piece by piece (``json_schema``: as ``chat``'s)."""
 
     def complete(self, *, prompt: str, temperature: float = 0.0, max_tokens: int = 512) -> str:
         """One user message in, the text out."""

@@ -61,9 +61,10 @@ class ScriptedClient(ChatModel):
                           output_tokens=len(text) // 4, finish_reason=finish, latency=0.0,
                           logprobs=reply.get("logprobs"))
 
-    def stream(self, messages: list[dict], *, temperature: float = 0.0, max_tokens: int = 512, seed: int = 0):
+    def stream(self, messages: list[dict], *, temperature: float = 0.0, max_tokens: int = 512, seed: int = 0,
+               json_schema: dict | None = None):
         """Replay the next reply in small pieces; a reply ``{"chunks": [...], "then": error}`` fails mid-stream."""
-        reply = self._next({"messages": messages, "stream": True, "max_tokens": max_tokens})
+        reply = self._next({"messages": messages, "stream": True, "max_tokens": max_tokens, "json_schema": json_schema})
         if isinstance(reply, str):
             reply = {"chunks": [reply[i:i + 7] for i in range(0, len(reply), 7)]}
         for piece in reply.get("chunks", []):

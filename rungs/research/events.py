@@ -46,6 +46,12 @@ def printing_sink(event: dict) -> None:
         live.write(event["text"])
     elif kind == "restart":
         live.write(f"\n[the answer restarts with the next model: {event['reason']}]\n\n")
+    elif kind == "checked":
+        for q in event["quotes"]:
+            live.write(f"\n  [{q['n']}] {q['source']}: « {q['text']} »")
+        for figure in event["unsupported_figures"]:
+            live.write(f"\n  unsupported figure: « {figure} » — no cited source holds it")
+        live.write("\n" if event["quotes"] or event["unsupported_figures"] else "")
     elif kind == "follow_ups":
         live.write("\n\nfollow-ups:\n" + "\n".join(f"  - {q}" for q in event["questions"]) + "\n")
     elif kind == "done":

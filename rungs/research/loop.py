@@ -22,6 +22,12 @@ model writes is checked against the gathered set as it streams (a partial
 « [1 » is held until it closes), and a citation of anything not gathered is
 removed, with a note. The sources listed at the end are those actually cited.
 
+Checked once whole (``checks``): each citation carries a quote — the cited
+source's sentence closest to the claim, copied — and every figure of the report
+must be in a source it cites or in the question; one that is not is marked
+(« unsupported figure: … », in ``notes`` and ``unsupported_figures``), since a
+streamed report cannot be taken back.
+
 Degradations are never silent: every one is a sentence in ``notes``. If every
 model in the chain fails, there is no answer, and the result says so.
 
@@ -43,6 +49,7 @@ from ..core.retrieval import Retriever
 from ..hybrid import rrf
 from ..model import ModelError, default_client
 from ..rag import MAX_CHARS, is_no_answer
+from .checks import quotes as _quotes, unsupported_figures as _unsupported
 from .ground import CitationFilter, _text
 from .prompts import (CONTINUE_PROMPT, CONTINUE_SCHEMA, FOLLOW_PROMPT, FOLLOW_SCHEMA, PLAN_PROMPT, PLAN_SCHEMA,
                       SYNTH_PROMPT, parse_plan)
@@ -359,6 +366,16 @@ def _check_run(question, pages, retriever, client, mode, sink, models, clock, bo
     return bounds, pages
 
 
+def _check_report(result: dict, state: Run, numbered: dict, sink) -> None:
+    """N3's checks on the whole report: a quote behind each citation; every figure held, or marked."""
+    texts = {pid: page_text(state.by_id[pid])[:SOURCE_CHARS] for pid in numbered.values()}
+    result["quotes"] = _quotes(result["answer"], numbered, texts)
+    result["unsupported_figures"] = _unsupported(result["answer"], result["sources"], texts, state.question)
+    for figure in result["unsupported_figures"]:
+        state.notes.append(f"unsupported figure: « {figure} » is in no cited source")
+    sink({"type": "checked", "quotes": result["quotes"], "unsupported_figures": result["unsupported_figures"]})
+
+
 def run(question: str, *, pages: list[dict], retriever=None, client=None, mode: str = "quick", sink=None,
         models: list | None = None, clock=time.monotonic, **bounds) -> dict:
     """Answer ``question`` from ``pages`` within the bounds of ``mode`` (and your overrides).
@@ -377,7 +394,8 @@ def run(question: str, *, pages: list[dict], retriever=None, client=None, mode: 
     # "is None", not "or": an empty ListSink is falsy and must still receive the events.
     sink = sink if sink is not None else (lambda event: None)
     state = Run(question or "", pages, retriever, chain, ledger, mode, sink)
-    result = {"answer": NO_ANSWER, "answered": False, "sources": [], "follow_ups": [], "plan": [], "rounds": [],
+    result = {"answer": NO_ANSWER, "answered": False, "sources": [], "quotes": [], "unsupported_figures": [],
+              "follow_ups": [], "plan": [], "rounds": [],
               "stopped_by": None, "tokens": {"calls": ledger.calls, "total": 0}, "notes": notes,
               "timings": state.timings, "mode": mode, "bounds": bounds}
 
@@ -407,6 +425,7 @@ def run(question: str, *, pages: list[dict], retriever=None, client=None, mode: 
         notes.append("the model found no answer in the gathered sources")
     elif answer is not None:
         result.update(answer=answer, answered=True, sources=sources)
+        _check_report(result, state, numbered, sink)
     else:
         result["answer"] = None
     if answer is not None:

@@ -50,15 +50,22 @@ examples:
 """
 
 EXAMPLES_ASK = """\
-the passages are found by the hybrid rung (or --rung), the best --passages of them (at most 4, 1,500
-characters each) are sent to the model with the question, and the answer must cite them: every
-source is printed as its file and page. No passage that answers: « je ne sais pas ».
-what it costs: one call to the model — the local one (starts once, ~3 GB of memory, ~10 s an answer
-on one thread) or the one OPENAI_BASE_URL / RUNGS_MODEL name.
+the passages are found by the hybrid rung (or --rung), the best --passages of them (at most 4) are
+cut into sentences, and the 12 that match the question best are sent, numbered, to the model. By
+default it answers in a few words and points at the sentences that say them; the answer shown is
+those words, checked (every figure in them must be in the sentences), and the sentences, copied by
+code. Every quote is printed with its file, page and a link that opens the file at that page, and
+the checks it passed. Nothing that answers: « je ne sais pas ».
+what it costs: one call to the model — the local one (starts once, ~3 GB of memory) or the one
+OPENAI_BASE_URL / RUNGS_MODEL name; reading the sentences is most of it: {seconds} on one thread
+for a question on notebooks/data/my-documents (measured {measured}), the answer shown as it comes.
 
 example:
   python -m rungs ask "Avant quelle date faut-il poser ses congés d'été ?"
+  python -m rungs ask "Combien de jours de RTT ?" --mode quoted     # the model writes, and quotes
 """
+#: Measured: ``python -m rungs ask`` on the bundled folder, one thread (benchmarks/README.md, « ask »).
+ASK_TIME = {"seconds": "about 20 s", "measured": "2026-12-01"}
 
 
 def _parser(command: str) -> argparse.ArgumentParser:
@@ -81,7 +88,7 @@ def _parser(command: str) -> argparse.ArgumentParser:
         return p
     p = argparse.ArgumentParser(
         prog=f"python -m rungs {command}", formatter_class=formatter,
-        epilog=EXAMPLES_SEARCH if command == "search" else EXAMPLES_ASK,
+        epilog=EXAMPLES_SEARCH if command == "search" else EXAMPLES_ASK.format(**ASK_TIME),
         description=("Search the indexed folder with any rung of the ladder, its knobs as options."
                      if command == "search" else
                      "Answer a question from the indexed folder, citing the files (and pages) it comes from, "
@@ -102,7 +109,7 @@ def _parser(command: str) -> argparse.ArgumentParser:
                           help="a document scores its best passage (max) or its --top best summed (sum)")
         rank.add_argument("--top", type=int, default=2, help="passages summed by --rollup sum (default 2)")
     else:
-        p.add_argument("--passages", type=int, default=4, help="how many passages to send (1–4, default 4)")
+        _ask_options(p)
     keyword = p.add_argument_group("keyword knobs (fts, bm25, and the hybrid's keyword leg)")
     keyword.add_argument("--match", choices=("any", "all"), default=None,
                          help="a result holds any word (default) or all of them")
@@ -120,6 +127,15 @@ def _parser(command: str) -> argparse.ArgumentParser:
     # A test double for `ask`, never the default: replies written by hand instead of a model (rungs.model.ScriptedClient).
     p.add_argument("--scripted-replies", help=argparse.SUPPRESS)
     return p
+
+
+def _ask_options(p: argparse.ArgumentParser) -> None:
+    from ..rag import DEFAULT_MODE, MODES
+
+    p.add_argument("--passages", type=int, default=4, help="how many passages to read (1–4, default 4)")
+    p.add_argument("--mode", choices=MODES, default=DEFAULT_MODE, help=f"default {DEFAULT_MODE}: a few words, then "
+                   "the sentences that say them; pointing: only sentences; quoted: the model writes and quotes; "
+                   "free: it writes and cites ids")
 
 
 def _knobs(args) -> tuple[dict, dict]:
@@ -208,8 +224,15 @@ def search(args) -> int:
     return 0
 
 
+def _link(store, hit) -> str:
+    """A link that opens the file at the page: ``file:///…/x.pdf#page=12`` (every common PDF viewer reads it)."""
+    path = (store.folder / (hit.get("path") or hit.id.split("#")[0])).resolve()
+    return path.as_uri() + (f"#page={hit['page']}" if hit.get("page") is not None else "")
+
+
 def ask(args) -> int:
     from .. import rag
+    from ..core import figures
     from ..core.display import where
     from ..yours.index import open_index
 
@@ -220,17 +243,42 @@ def ask(args) -> int:
     retriever = store.retriever(args.rung, stopwords=not args.keep_stopwords, keyword_knobs=keyword or None)
     hits = retriever.search(args.question, limit=args.passages, level="passage", **knobs)
     passages = [{"id": h.id, "title": h.title, "body": retriever.meta[h.id]["body"]} for h in hits]
-    details = rag.answer_with_details(args.question, passages, _client(args))
     by_id = {h.id: h for h in hits}
-    print(f"question: {args.question}")
-    print(f"answer:   {details['answer']}")
-    if details["sources"]:
-        print("sources:")
-        for s in details["sources"]:
-            print(f"  - {where(by_id[s])}  ({by_id[s].title})")
-    calls = details["calls"]
-    print(f"({len(details['sent'])} passage(s) sent: {' · '.join(where(by_id[i]) for i in details['sent']) or 'none'}; "
-          f"{calls} model call(s), {details['seconds']:.1f} s)")
+    print(f"question: {args.question}", flush=True)
+    shown, clock = [], {"start": time.perf_counter()}
+
+    def on_event(kind, payload):  # the answer as it comes: a line while the model reads, then each sentence
+        if kind == "reading":
+            print(f"… the model reads {payload['sentences']} sentences of {len(hits)} passage(s) "
+                  f"(~{payload['tokens']} tokens)", flush=True)
+        elif kind == "writing" and args.mode != "pointing":
+            print("… the model answers; the answer is shown once it is checked", flush=True)
+        elif kind == "sentence":
+            clock.setdefault("first", time.perf_counter())
+            print(("answer:   " if not shown else "          ") + payload["text"], flush=True)
+            shown.append(payload)
+
+    if not args.mode.startswith("pointing"):
+        print(f"… the model reads {len(hits)} passage(s) and writes; the answer is shown once it is checked", flush=True)
+    details = rag.answer_with_details(args.question, passages, _client(args), mode=args.mode, on_event=on_event)
+    if not shown:
+        print(f"answer:   {details['answer']}")
+    for n, q in enumerate(details["quotes"], 1):
+        hit = by_id[q["source"]]
+        print(f"[{n}] « {q['text']} »\n    {where(hit)}  ({hit.title})\n    {_link(store, hit)}")
+        held = [f.text for f in figures.figures(q["text"])]
+        how = "copied from it by code" if args.mode.startswith("pointing") else "found in it word for word"
+        print(f"    check: passage sent ✓; quote {how} ✓" + (f"; figures {', '.join(held)} ✓" if held else ""))
+    if details["sources"] and not details["quotes"]:  # the free mode cites ids only
+        print("sources:\n" + "\n".join(f"  - {where(by_id[s])}  ({by_id[s].title})  {_link(store, by_id[s])}"
+                                        for s in details["sources"]))
+    if details["answer"] != rag.NO_ANSWER:
+        said = [f.text for f in figures.figures(details["answer"])]
+        print("checks: every cited id was sent; " + ("every quote is in its passage; " if details["quotes"] else "")
+              + (f"every figure ({', '.join(said)}) is in what is cited" if said else "no figure to check"))
+    reading = f", {clock['first'] - clock['start']:.1f} s before the first sentence" if "first" in clock else ""
+    print(f"({len(details['sent'])} passage(s) read: {' · '.join(where(by_id[i]) for i in details['sent']) or 'none'}; "
+          f"{details['calls']} model call(s), {details['seconds']:.1f} s{reading})")
     return 0
 
 

@@ -1,0 +1,236 @@
+"""Figures in a text, found and written one way: « 48 h » and « quarante-huit heures » are the same figure.
+
+What it is for: a small model paraphrasing a number is where it fails most
+(« 12 h 30 » for a night shift that starts at 21 h, « poste 4500 » that no page
+mentions). N3 and N5 refuse, or mark, an answer holding a figure that none of
+its cited passages holds; the answer mark (``rungs.lab.answers``) can read
+figures with the same rules. Both need one reading of « a figure », so it
+lives here, below them both.
+
+A figure is a number with what it counts, read from folded text (lower case,
+accents off, apostrophes and spaces made plain):
+
+- **amounts** « 1 500 € », « 22 euros » → ``1500 €``, ``22 €``; **percentages**
+  « 25 % », « 25 pour cent » → ``25 %``;
+- **durations and counts** with a unit from a closed list (jour, semaine, mois,
+  an, h, min, km, km/h, kg, fois) — « 2,5 jours ouvrables », « deux jours et demi »
+  → ``2.5 jour``; « une heure » → ``1 h``; « 48 heures » and « 48 h » are one
+  figure; a number with no unit it knows (« poste 4500 », « 482 salariés ») is
+  a bare count, ``4500``;
+- **times of day** « 8 h 30 », « 8h30 » → ``8:30 h``; « 21 h » is ``21 h``,
+  the same figure as a duration of 21 hours (French writes them alike);
+- **dates** « 1er mars », « 31/05 » → ``1/03``, ``31/05``; a month alone
+  (« en février ») → ``month 02``; a year is a bare count;
+- **phone numbers** « 0 800 44 12 12 » → ``tel 0800441212``; **article
+  numbers** « art. 5 », « article L. 1234-5 » → ``art 5``, ``art l1234-5``;
+- **ordinals** « troisième », « 3e » → ``3 e``.
+
+Number words (« vingt-six », « quarante-huit ») are read as digits; « un » and
+« une » only before a unit (« un mois »), since they are articles first.
+
+``supported(figure, held)`` is the rule of the checks: a figure with a unit
+needs the same value and unit among the passages' figures, or the same value
+written bare there (« de 20 à 40 % » writes 20 bare); a bare figure needs the
+value under any unit. ``unsupported(answer, passages)`` lists what fails, as
+read: folded, number words in digits (« février » is « fevrier », « cinq
+jours » is « 5 jours »).
+
+Cost: a few regular-expression passes over the text; linear in its length.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from .errors import check_text
+from .text import _fold, nfc
+
+MONTHS = {"janvier": 1, "fevrier": 2, "mars": 3, "avril": 4, "mai": 5, "juin": 6, "juillet": 7, "aout": 8,
+          "septembre": 9, "octobre": 10, "novembre": 11, "decembre": 12}
+#: The units a figure may carry, as written → as compared (singular, one spelling).
+UNITS = {"jours": "jour", "jour": "jour", "journees": "jour", "journee": "jour", "semaines": "semaine",
+         "semaine": "semaine", "mois": "mois", "ans": "an", "an": "an", "annees": "an", "annee": "an",
+         "heures": "h", "heure": "h", "h": "h", "minutes": "min", "minute": "min", "min": "min",
+         "euros": "€", "euro": "€", "eur": "€", "€": "€", "%": "%", "pourcent": "%", "pourcents": "%",
+         "km": "km", "kilometres": "km", "km/h": "km/h", "kg": "kg", "fois": "fois"}
+_SMALL = {"zero": 0, "un": 1, "une": 1, "deux": 2, "trois": 3, "quatre": 4, "cinq": 5, "six": 6, "sept": 7,
+          "huit": 8, "neuf": 9, "dix": 10, "onze": 11, "douze": 12, "treize": 13, "quatorze": 14, "quinze": 15,
+          "seize": 16, "vingt": 20, "vingts": 20, "trente": 30, "quarante": 40, "cinquante": 50, "soixante": 60}
+_ORDINALS = {"premier": 1, "premiere": 1, "deuxieme": 2, "second": 2, "seconde": 2, "troisieme": 3,
+             "quatrieme": 4, "cinquieme": 5, "sixieme": 6, "septieme": 7, "huitieme": 8, "neuvieme": 9,
+             "dixieme": 10, "treizieme": 13}
+
+
+class Figure(NamedTuple):
+    """One figure: as read (``text``: folded, number words in digits), and as compared (``value``, ``unit``, ``kind``)."""
+
+    text: str
+    value: str
+    unit: str | None
+    kind: str  # amount, percent, duration, time, date, month, phone, article, ordinal, count
+
+    @property
+    def key(self) -> str:
+        """The figure as compared, in one string: « 2.5 jour », « 8:30 h », « tel 0800441212 », « 4500 »."""
+        return f"{self.value} {self.unit}" if self.unit else self.value
+
+
+def plain(text: str) -> str:
+    """Text as figures are read from it: composed, folded, apostrophes one character, spaces one space."""
+    text = _fold(nfc(text)).replace("’", "'").replace("ʼ", "'")
+    # « € » and « % » stay as they are; non-breaking and thin spaces become plain ones (French writes 1 500 €).
+    text = re.sub(r"[\s\u00a0\u202f]+", " ", text)
+    # « une demi-journée » is half a day: 0,5 of the unit, so that it reads like « 0,5 jour ».
+    return re.sub(r"\b(?:une )?demi-(journee|heure)", r"0,5 \1", text)
+
+
+_WORD_NUMBER = "|".join(sorted(_SMALL, key=len, reverse=True))
+_NUMBER_WORDS = re.compile(rf"\b(?:(?:{_WORD_NUMBER}|cents?|mille)(?:[- ](?:et[- ])?)?)+\b")
+
+
+def _word_value(words: str) -> int | None:
+    """« vingt-six » → 26, « quatre-vingt-dix » → 90, « deux cents » → 200, « mille cinq cents » → 1500."""
+    total, current = 0, 0
+    for w in re.split(r"[- ]+", words.strip("- ")):
+        if w in ("et", ""):
+            continue
+        if w in ("cent", "cents"):
+            current = (current or 1) * 100
+        elif w == "mille":
+            total, current = total + (current or 1) * 1000, 0
+        elif w in ("vingt", "vingts") and current and current % 100 == 4:
+            current = current - 4 + 80  # quatre-vingt
+        elif w in _SMALL:
+            current += _SMALL[w]
+        else:
+            return None
+    return total + current
+
+
+def _spell_out(text: str) -> str:
+    """Number words written as digits; « un »/« une » only before a unit (they are articles first)."""
+    def replace(match):
+        words = match.group(0)
+        lone = words.strip("- ") in ("un", "une")
+        after = text[match.end():match.end() + 12].lstrip()
+        if lone and not re.match(r"(jours?|journees?|semaines?|mois|ans?\b|annees?|heures?|minutes?|fois)", after):
+            return words
+        value = _word_value(words)
+        trail = " " if words.endswith((" ", "-")) else ""
+        return words if value is None else f"{value}{trail}"
+    return _NUMBER_WORDS.sub(replace, text)
+
+
+_NUM = r"\d{1,3}(?:[ .]\d{3})+(?:,\d+)?|\d+(?:[,.]\d+)?"
+_PATTERNS = [
+    ("phone", re.compile(r"(?<![\d,.])0 ?\d(?:[ .]?\d){8}(?![\d,])")),
+    ("article", re.compile(r"\b(?:art\.?|articles?) ?((?:l\.? ?|r\.? ?)?\d+(?:[-.]\d+)*)")),
+    ("date", re.compile(rf"\b(1er|1re|\d{{1,2}}) ({'|'.join(MONTHS)})\b|\b(\d{{1,2}})/(\d{{1,2}})(?:/\d{{2,4}})?\b")),
+    ("time", re.compile(r"(?<![\d,.])(\d{1,2}) ?(?:h|heures?) ?(\d{2})\b")),
+    ("ordinal", re.compile(r"(?<![\d,.])(\d+) ?(?:e|eme|er|re)\b")),
+    ("number", re.compile(rf"(?<![\w,.])({_NUM})(?: ?(et demie?))?(?: ?(%|€|km/h|[a-z]+\b))?")),
+    ("month", re.compile(rf"\b({'|'.join(MONTHS)})\b")),
+]
+
+
+def _value(number: str) -> str:
+    """« 1 500 » → 1500, « 2,5 » → 2.5, « 1.500 » → 1500 (a dot before three digits groups thousands)."""
+    if re.fullmatch(r"\d{1,3}(?:[ .]\d{3})+(?:,\d+)?", number):
+        number = number.replace(" ", "").replace(".", "")
+    number = number.replace(",", ".")
+    if "." in number:
+        number = number.rstrip("0").rstrip(".")
+    return number.lstrip("0") or "0" if "." not in number else number
+
+
+def _unit_after(word: str | None) -> str | None:
+    return UNITS.get(word) if word else None
+
+
+def figures(text: str | None) -> list[Figure]:
+    """Every figure of ``text``, in order: see the module's docstring for what counts and how it is written."""
+    text = check_text(text, "text", allow_none=True) or ""
+    plain_text = _spell_out(plain(text))
+    # Ordinal words are figures too (« troisième enfant » → 3 e), and « premier mars » a date.
+    plain_text = re.sub(r"\b(" + "|".join(_ORDINALS) + r")\b", lambda m: f"{_ORDINALS[m.group(1)]}e", plain_text)
+    taken = [False] * len(plain_text)
+    found: list[tuple[int, Figure]] = []
+    for kind, pattern in _PATTERNS:
+        for m in pattern.finditer(plain_text):
+            if any(taken[m.start():m.end()]):
+                continue
+            figure = _figure(kind, m)
+            if figure is None:
+                continue
+            taken[m.start():m.end()] = [True] * (m.end() - m.start())
+            found.append((m.start(), figure))
+    return [f for _, f in sorted(found, key=lambda pair: pair[0])]
+
+
+def _figure(kind: str, m: re.Match) -> Figure | None:
+    said = m.group(0).strip()
+    if kind == "phone":
+        return Figure(said, "tel " + re.sub(r"\D", "", said), None, "phone")
+    if kind == "article":
+        return Figure(said, "art " + re.sub(r"[ .]", "", m.group(1)), None, "article")
+    if kind == "date":
+        if m.group(2):
+            day = "1" if m.group(1) in ("1er", "1re") else str(int(m.group(1)))
+            return Figure(said, f"{day}/{MONTHS[m.group(2)]:02d}", None, "date")
+        day, month = int(m.group(3)), int(m.group(4))
+        return Figure(said, f"{day}/{month:02d}", None, "date") if 1 <= day <= 31 and 1 <= month <= 12 else None
+    if kind == "time":
+        minutes = int(m.group(2))
+        if int(m.group(1)) > 23 or minutes > 59:  # « 35 heures 12 » is two figures, not a time
+            return None
+        return Figure(said, f"{int(m.group(1))}:{minutes:02d}" if minutes else str(int(m.group(1))), "h",
+                      "time" if minutes else "duration")
+    if kind == "ordinal":
+        return Figure(said, str(int(m.group(1))), "e", "ordinal")
+    if kind == "month":
+        return Figure(said, f"month {MONTHS[m.group(1)]:02d}", None, "month")
+    value = _value(m.group(1))
+    if m.group(2):  # « deux jours et demi » is read « 2 et demi jours » after the unit: see below
+        value = str(float(value) + 0.5).rstrip("0").rstrip(".")
+    unit = _unit_after(m.group(3))
+    if unit is None and m.group(3):
+        said = m.group(1)  # the word after is not a unit: the figure is the number alone
+    elif unit is not None:
+        # « 2 jours et demi »: the half comes after the unit.
+        tail = m.string[m.end():m.end() + 9]
+        if re.match(r" ?et demie?\b", tail):
+            value = str(float(value) + 0.5).rstrip("0").rstrip(".")
+    kind = {"€": "amount", "%": "percent"}.get(unit, "duration" if unit else "count")
+    return Figure(said, value, unit, kind)
+
+
+def keys(text: str | None) -> set[str]:
+    """The figures of ``text`` as compared: what ``supported`` looks them up in."""
+    out = set()
+    for f in figures(text):
+        out.add(f.key)
+        if f.kind == "date":  # « 31 mai » also holds the month alone
+            out.add(f"month {f.value.split('/')[1]}")
+    return out
+
+
+def supported(figure: Figure, held: set[str]) -> bool:
+    """Is ``figure`` among ``held`` (``keys`` of the passages)? The rule is the module docstring's."""
+    if figure.key in held:
+        return True
+    if figure.unit is None:
+        # A bare number is the same figure under any unit: « 482 » is held by « 482 salariés » or « 482 ».
+        return figure.kind == "count" and any(k.split(" ")[0] == figure.value for k in held if " " in k
+                                              and not k.startswith(("tel ", "art ", "month ")))
+    # Written bare there (« de 20 à 40 % » writes 20 bare): the passage holds the number; its unit is nearby.
+    return figure.unit != "e" and figure.value in held
+
+
+def unsupported(answer: str | None, passages: list[str]) -> list[str]:
+    """The figures of ``answer`` that none of ``passages`` holds, as read (folded, number words in digits), each once."""
+    held: set[str] = set()
+    for passage in passages:
+        held |= keys(passage)
+    missing = [f.text for f in figures(answer) if not supported(f, held)]
+    return list(dict.fromkeys(missing))

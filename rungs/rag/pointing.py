@@ -1,0 +1,96 @@
+"""N3's pointing modes: the passages cut into numbered sentences, the model's choice read, a lead-in anchored.
+
+What it is for: a small model is better at pointing than at writing. ``sentences_for``
+numbers the sentences sent (at most ``SENTENCES_SENT``, those that match the question
+best); the model answers with numbers (``decode_pointing``), and, in « pointing-lead »,
+a few words first, whose figures must be in a sentence shown with them (``anchor``).
+``rungs.rag.point`` turns the numbers into the answer, copied.
+
+Cost: cutting and ranking a few dozen sentences (BM25 and the vector leg): milliseconds,
+and the encoder's first load.
+"""
+
+from __future__ import annotations
+
+from ..core import claims as _claims
+from ..core import figures as _figures
+from ..core.documents import passage_text
+from ..core.errors import _short
+from ..core.replies import UnusableReply
+from .prompts import _attribute, _content
+
+SENTENCES_SENT = 12  # the pointing mode sends at most this many sentences (sentences_for)
+#: The lead-in of « pointing-lead »: a few words, never a paragraph (the sentences are the answer).
+MAX_LEAD_CHARS = 60
+
+
+def sentences_for(question: str, passages: list[dict], limit: int | None = SENTENCES_SENT) -> list[dict]:
+    """The sentences the pointing mode numbers: ``{"n", "source", "text"}``, numbered 1… in the passages' order.
+
+    Every sentence of the passages; past ``limit``, the ``limit`` that match the question best — BM25
+    (stop words out, stemmed) and the vector leg fused by RRF, over sentences — so the prompt is shorter
+    and the model reads only what may answer. (Chosen on the deciding half of the judged questions,
+    without a model: the smallest limit that kept every key fact the full passages held.)
+    """
+    every = _claims.numbered([{"id": p["id"], "text": passage_text(p)} for p in passages])
+    if limit is not None and len(every) > limit and question.strip():
+        from ..bm25 import build_index
+        from ..hybrid import Hybrid
+        from ..vectors import VectorIndex
+
+        docs = [{"id": str(s["n"]), "body": s["text"]} for s in every]
+        legs = {"keyword": build_index(docs, fields=("body",), stopwords=True, stem=True), "vector": VectorIndex(docs)}
+        keep = {int(h.id) for h in Hybrid(legs, k=60).search(question, limit=limit)}
+        every = [s for s in every if s["n"] in keep]
+    return [{**s, "n": i} for i, s in enumerate(every, 1)]
+
+
+def numbered_blocks(passages: list[dict], sentences: list[dict]) -> str:
+    """Each passage fenced by its id and titled by its heading, one numbered sentence a line."""
+    blocks = []
+    for p in passages:
+        head = _claims.heading_and_body(passage_text(p))[0]
+        title = f' titre="{_attribute(head)}"' if head else ""
+        lines = [f"[{s['n']}] {_content(s['text'])}" for s in sentences if s["source"] == str(p["id"])]
+        blocks.append(f'<extrait id="{_attribute(p["id"])}"{title}>\n' + "\n".join(lines) + "\n</extrait>")
+    return "\n\n".join(blocks)
+
+
+def decode_pointing(reply: dict, lead: bool = False) -> dict:
+    """``{"phrases": [numbers]}`` (and, with ``lead``, ``"reponse"``) read; anything else is an ``UnusableReply``."""
+    numbers = reply.get("phrases")
+    said = reply.get("reponse") if lead else None
+    if lead and not isinstance(said, str):
+        raise UnusableReply('"reponse" missing or not a string')
+    if said is not None:
+        try:
+            said.encode("utf-8")
+        except UnicodeEncodeError:  # half a character is not text to show
+            raise UnusableReply('"reponse" holds a lone surrogate, which is not text') from None
+    if not isinstance(numbers, list):
+        raise UnusableReply('"phrases" missing or not a list')
+    out = []
+    for n in numbers:
+        # « 3 » and 3 are the same sentence; a boolean or « 3a » is none.
+        if isinstance(n, bool) or not (isinstance(n, int) or (isinstance(n, str) and n.strip().isdecimal()
+                                                               and len(n.strip()) <= 9)):
+            raise UnusableReply(f"{_short(n)} is not a sentence number")
+        out.append(int(n))
+    return {"phrases": list(dict.fromkeys(out)), **({"lead": said.strip()[:MAX_LEAD_CHARS]} if lead else {})}
+
+
+def anchor(lead: str, chosen: list[int], numbered: list[dict]) -> list[int]:
+    """The sentences behind a lead-in's figures: the model's, if one of them holds every figure of the lead;
+    else the sent sentence that does and shares the most words with the lead (the model pointed beside it);
+    else the model's (and the figure check then drops the lead)."""
+    said = _figures.figures(lead) if lead else []
+    if not said:
+        return chosen
+    holds = lambda s: not _figures.unsupported(lead, [s["text"]])
+    by_n = {s["n"]: s for s in numbered}
+    if any(holds(by_n[n]) for n in chosen):
+        return chosen
+    words = set(_claims.normalise(lead).split())
+    found = [s for s in numbered if holds(s)]
+    best = max(found, key=lambda s: (len(words & set(_claims.normalise(s["text"]).split())), -s["n"]), default=None)
+    return [best["n"]] if best else chosen
