@@ -175,18 +175,22 @@ class FastEngine(Retriever):
 
     def at(self, **knobs) -> Compiled:
         """The compiled index for one setting (frozen on first use, the last ``keep`` settings kept)."""
-        clean = self._settings(knobs)
-        setting = {k: clean[k] for k in impacts.SETTING_KNOBS}
-        key = tuple((k, tuple(sorted(v.items())) if isinstance(v, dict) else v) for k, v in setting.items())
-        if key not in self._cache:
-            self._cache[key] = Compiled(impacts.freeze(self.counts, **setting))
+        return self._at(self._settings(knobs))
+
+    def _at(self, clean: dict) -> Compiled:
+        # The setting's knobs, already checked, as a key (weights: a dict, made a tuple).
+        key = tuple(tuple(sorted(clean[k].items())) if k == "weights" else clean[k] for k in impacts.SETTING_KNOBS)
+        found = self._cache.get(key)
+        if found is None:
+            found = self._cache[key] = Compiled(impacts.freeze(self.counts, **{k: clean[k]
+                                                                               for k in impacts.SETTING_KNOBS}))
             if len(self._cache) > self.keep:
                 self._cache.popitem(last=False)
         self._cache.move_to_end(key)
-        return self._cache[key]
+        return found
 
     def _search(self, query, limit, knobs):
-        compiled = self.at(**{k: knobs[k] for k in impacts.SETTING_KNOBS})
+        compiled = self._at(knobs)  # the knobs were checked once, at the door
         words = tokenise(query, **self.tokenizer)
         if knobs["method"] == "maxscore":
             pages, scores = compiled.maxscore(words, limit, knobs["repeats"])

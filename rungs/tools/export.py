@@ -191,7 +191,7 @@ def notes(setting: Tuned, engine: str) -> list[str]:
                    f"alpha = {summing_to_one(setting)[1]:g} (the vector leg's share).")
     if engine == "opensearch" and setting.legs["vector"]:
         out.append("OpenSearch's weights must add up to 1: rescaled (the ranking does not change).")
-    out.append(f"{setting.shards} shard(s): " + ("idf and lengths are the whole index's, as on one machine." if
+    out.append(f"{setting.shards} shard{'s' if setting.shards > 1 else ''}: " + ("idf and lengths are the whole index's, as on one machine." if
                setting.shards == 1 else "each shard scores with its own idf unless search_type=dfs_query_then_fetch "
                "gathers the statistics first (set in params): rungs.engine.shards shows the difference."))
     out.append("Lucene stores each length in one byte (rungs' lengths='lossy') and drops BM25's (k1 + 1) factor "
