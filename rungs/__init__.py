@@ -6,6 +6,7 @@ The ladder, one module a rung, at the top of the package::
     N1   bm25       a BM25 you can read, every score explained word by word
          fastbm25   N1's arithmetic as sparse matrices, for sweeps (equal to bm25 to 1e-9)
          passages   long documents cut into passages, and rolled up again to documents
+         engine/    N1 as an engine computes it: frozen impacts, MaxScore, shards, compiled loops
     N2   vectors    a multilingual sentence encoder and its cache: « vacances » finds « congés payés »
          hybrid     reciprocal rank fusion of any legs, its constant k
     N3   rag        answers that cite the passages they were sent, or « je ne sais pas »
@@ -23,7 +24,7 @@ The rooms below it::
     lab      measuring: the handbook and CACM (shipped as package data), metrics, the answer
              mark, judges, questions, tuning
     yours    your own folder: readers for each format, the index on disk
-    tools    the command line, the doctor, the workshop, the book
+    tools    the command line, the doctor, the workshop, the export to Elasticsearch / OpenSearch, the book
 
 ``python -m rungs`` lists the commands. The README's « Architecture » section
 says what each room may import, and a test keeps it so.

@@ -17,6 +17,7 @@ COMMANDS = {
     "ask": ("rungs.tools.cli", "answer a question from the indexed folder, with sources, or « je ne sais pas »"),
     "doctor": ("rungs.tools.doctor", "check this machine before a workshop: Python, disk, memory, CPU, model, encoder"),
     "workshop": ("rungs.tools.workshop", "copy the notebooks into a learner's own workspace, never overwriting an edit"),
+    "export": ("rungs.tools.export", "print Elasticsearch / OpenSearch index settings and a request for a tuned setting"),
     "book": ("rungs.tools.book", "build the notebooks as a static site that opens offline (book build DIR)"),
     "model": ("rungs.model.__main__", "the local model: prepare | serve | status | stop | check-stopped"),
 }

@@ -22,6 +22,7 @@ from rungs import bm25, fastbm25, fts, hybrid, passages, rerank, vectors
 from rungs.core.contract import CHECKS, ContractBroken, Counted, check_hits
 from rungs.core.errors import BadArgument
 from rungs.core.retrieval import Hit, Retriever
+from rungs.engine import compiled, impacts
 from rungs.model import ScriptedClient
 from rungs.yours import index as folder_index
 from rungs.yours.index import index_folder
@@ -78,6 +79,8 @@ BUILDERS = {
     folder_index._OnDisk: {"on disk, rolled up to files": lambda tmp: _folder_index(tmp).retriever("fts")},
     bm25.Index: {"readable": lambda tmp: bm25.build_index(DOCS)},
     fastbm25.FastBM25: {"fast path": lambda tmp: fastbm25.FastBM25.from_documents(DOCS)},
+    impacts.Frozen: {"frozen impacts": lambda tmp: impacts.freeze(bm25.build_index(DOCS), k1=0.9, b=0.4)},
+    compiled.FastEngine: {"compiled impacts": lambda tmp: compiled.FastEngine(fastbm25.FastBM25.from_documents(DOCS))},
     vectors.VectorIndex: {"bag of letters": _vectors},
     hybrid.Hybrid: {"bm25 + vectors": lambda tmp: hybrid.Hybrid({"keyword": bm25.build_index(DOCS),
                                                                  "vector": _vectors(tmp)})},

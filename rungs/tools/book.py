@@ -53,6 +53,7 @@ LADDER = [
     ("05_", "N5", "plan → search → read → rank → synthesize → cite, bounded in rounds, time and tokens"),
     ("06_", "lab", "metrics, sweeps of k1 × b × title weight and of the fusion constant, on a held-out half"),
     ("07_", "your documents", "the same ladder over a folder of your own files: Markdown, text, HTML, PDF, Word"),
+    ("08_", "engines", "why engines are fast: impacts frozen, MaxScore, shards and global idf, the same knobs exported"),
 ]
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"

@@ -1,0 +1,50 @@
+"""benchmarks/bench_peers.py: its synthetic corpus is the one earlier runs measured, and its goal table says by how much."""
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+
+PEERS = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_peers.py"
+
+
+def peers():
+    spec = importlib.util.spec_from_file_location("bench_peers", PEERS)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def drawn_word_by_word(n_docs, n_queries=100, seed=0):
+    # The corpus as the benchmark first drew it: one new string per token (the sizes of earlier runs mean this).
+    rng = np.random.default_rng(seed)
+    p = 1.0 / np.arange(1, 100_001) ** 1.1
+    p /= p.sum()
+    lengths = np.clip(rng.lognormal(np.log(30), 0.5, n_docs).astype(int), 3, 300)
+    words = rng.choice(100_000, size=int(lengths.sum()), p=p)
+    docs, start = [], 0
+    for n in lengths:
+        docs.append([f"w{w}" for w in words[start:start + n]])
+        start += n
+    queries = [[f"w{w}" for w in rng.integers(30, 20_000, size=rng.integers(2, 6))] for _ in range(n_queries)]
+    return docs, queries
+
+
+def test_the_zipf_corpus_is_the_one_earlier_runs_drew_and_shares_its_words():
+    docs, queries = peers().zipf_corpus(2000)
+    assert (docs, queries) == drawn_word_by_word(2000)
+    flat = [w for d in docs for w in d]
+    assert len({id(w) for w in flat}) == len(set(flat))  # each distinct word is one string, however often it occurs
+
+
+def test_the_goal_table_says_by_how_much_a_goal_is_missed():
+    def row(system, qps_one, qps_batch=None):
+        r = {"system": system, "collection": "cacm", "qps_one": qps_one, "us_per_query_one": [1e6 / qps_one] * 3}
+        if qps_batch:
+            r.update(qps_batch=qps_batch, us_per_query_batch=[1e6 / qps_batch] * 3)
+        return r
+
+    rows = [row("rungs-compiled", 800, 2000), row("bm25s-numba", 1000, 1000), row("tantivy", 400)]
+    meta = {"collections": {"cacm": {"load_before": [2.0], "load_after": [3.0]}}}
+    goal = peers().markdown_goal(rows, meta)
+    assert "| CACM (3,204) | 0.80 (0.80) | 2.00 (2.00) | 2.00 (2.00) | no: one by 20 % | 2.0 → 3.0 |" in goal
