@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import rungs
-from rungs import bm25, fastbm25, fts, hybrid, passages, rerank, vectors
+from rungs import bm25, fastbm25, feedback, fts, hybrid, passages, rerank, vectors
 from rungs.core.contract import CHECKS, ContractBroken, Counted, check_hits
 from rungs.core.errors import BadArgument
 from rungs.core.retrieval import Hit, Retriever
@@ -71,6 +71,7 @@ BUILDERS = {
     fts.FtsIndex: {"in memory": lambda tmp: fts.FtsIndex(DOCS), "on disk": _on_disk},
     bm25.Index: {"readable": lambda tmp: bm25.build_index(DOCS)},
     fastbm25.FastBM25: {"fast path": lambda tmp: fastbm25.FastBM25.from_documents(DOCS)},
+    feedback.RM3: {"rm3": lambda tmp: feedback.RM3(bm25.build_index(DOCS), fb_docs=2, fb_terms=3)},
     vectors.VectorIndex: {"bag of letters": _vectors},
     hybrid.Hybrid: {"bm25 + vectors": lambda tmp: hybrid.Hybrid({"keyword": bm25.build_index(DOCS),
                                                                  "vector": _vectors(tmp)})},
