@@ -121,7 +121,6 @@ class Index(Retriever):
         return list(dict.fromkeys(words)) if repeats == "once" else words
 
     def _search(self, query, limit, knobs):
-        k1, b, weight = knobs["k1"], knobs["b"], knobs["weights"]
         words = self.query_words(query, knobs["repeats"])
         if not words or not self.ids:
             return []
@@ -132,29 +131,7 @@ class Index(Retriever):
         if not candidates:
             return []
 
-        # Length of a document: its words counted once each ("unweighted", as FTS5 does),
-        # each field's words counted with the field's weight ("weighted"), or counted once
-        # and stored in one byte as Lucene does ("lossy").
-        lengths = knobs["lengths"]
-
-        def length(doc_id):
-            per_field = self.lengths[doc_id]
-            if lengths == "unweighted":
-                return sum(per_field.values())
-            if lengths == "lossy":
-                return lucene_length(sum(per_field.values()))
-            return sum(weight[f] * n for f, n in per_field.items())
-
-        # FTS5 computes the average from its totals: all tokens / all rows (Lucene too, exactly).
-        exact = (lambda d: sum(self.lengths[d].values())) if lengths == "lossy" else length
-        avg = sum(exact(d) for d in self.ids) / self.n_docs
-        avg = avg if avg > 0 else 1.0
-        idfs = {w: idf(self.n_docs, len(self.postings.get(w, ())), knobs["idf"]) for w in set(words)}
-
-        def contribution(w, doc_id, dl):
-            per_field = self.postings.get(w, {}).get(doc_id, {})
-            f = sum(weight[fld] * n for fld, n in per_field.items())
-            return _term_score(idfs[w], f, k1, b, dl, avg, knobs["saturation"]) if f else 0.0
+        length, contribution = self._scorer(words, knobs)
 
         # Word by word, each page's score summed in the query's order (the order FTS5 adds in): the
         # cost is the pages that hold each word, not every candidate page times every query word.
@@ -174,6 +151,48 @@ class Index(Retriever):
                 parts[w] = parts.get(w, 0.0) + contribution(w, doc_id, dls.get(doc_id) or length(doc_id))
             hits.append(Hit(id=doc_id, title=self.titles.get(doc_id, ""), score=score, parts=parts))
         return hits
+
+    def _scorer(self, words, knobs: dict):
+        """(length, contribution) for clean knobs: a page's length, and what one word adds to one page."""
+        k1, b, weight, lengths = knobs["k1"], knobs["b"], knobs["weights"], knobs["lengths"]
+
+        # Length of a document: its words counted once each ("unweighted", as FTS5 does),
+        # each field's words counted with the field's weight ("weighted"), or counted once
+        # and stored in one byte as Lucene does ("lossy").
+        def length(doc_id):
+            per_field = self.lengths[doc_id]
+            if lengths == "unweighted":
+                return sum(per_field.values())
+            if lengths == "lossy":
+                return lucene_length(sum(per_field.values()))
+            return sum(weight[f] * n for f, n in per_field.items())
+
+        # FTS5 computes the average from its totals: all tokens / all rows (Lucene too, exactly).
+        exact = (lambda d: sum(self.lengths[d].values())) if lengths == "lossy" else length
+        avg = sum(exact(d) for d in self.ids) / self.n_docs
+        avg = avg if avg > 0 else 1.0
+        idfs = {w: idf(self.n_docs, len(self.postings.get(w, ())), knobs["idf"]) for w in set(words)}
+
+        def contribution(w, doc_id, dl):
+            per_field = self.postings.get(w, {}).get(doc_id, {})
+            f = sum(weight[fld] * n for fld, n in per_field.items())
+            return _term_score(idfs[w], f, k1, b, dl, avg, knobs["saturation"]) if f else 0.0
+
+        return length, contribution
+
+    def term_scores(self, words, **knobs) -> dict[str, dict[str, float]]:
+        """What each index word adds to every page that holds it, with these knobs: word → page → part.
+
+        ``words`` are the index's own words (already cut by its tokenizer: ``query_words`` gives them).
+        The parts are those ``search`` adds up, so a query whose words weigh differently — query
+        expansion (``rungs.feedback``) — is Σ weight × part.
+        """
+        if isinstance(words, (str, bytes)):
+            raise BadArgument("words must be a list of index words, not one string (query_words cuts a query)")
+        words = [check_query(w, name="word") for w in words]
+        settings = self._settings(knobs)
+        length, contribution = self._scorer(words, settings)
+        return {w: {d: contribution(w, d, length(d)) for d in self.postings.get(w, ())} for w in dict.fromkeys(words)}
 
     def explain(self, hit: Hit, **knobs) -> list[dict]:
         """The arithmetic behind one hit, one row per query word: counts per field, f, idf, contribution.

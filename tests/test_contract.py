@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import rungs
-from rungs import bm25, fastbm25, fts, hybrid, passages, rerank, vectors
+from rungs import bm25, fastbm25, feedback, fts, hybrid, passages, rerank, vectors
 from rungs.core.contract import CHECKS, ContractBroken, Counted, check_hits
 from rungs.core.errors import BadArgument
 from rungs.core.retrieval import Hit, Retriever
@@ -81,6 +81,7 @@ BUILDERS = {
     fastbm25.FastBM25: {"fast path": lambda tmp: fastbm25.FastBM25.from_documents(DOCS)},
     impacts.Frozen: {"frozen impacts": lambda tmp: impacts.freeze(bm25.build_index(DOCS), k1=0.9, b=0.4)},
     compiled.FastEngine: {"compiled impacts": lambda tmp: compiled.FastEngine(fastbm25.FastBM25.from_documents(DOCS))},
+    feedback.RM3: {"rm3": lambda tmp: feedback.RM3(bm25.build_index(DOCS), fb_docs=2, fb_terms=3)},
     vectors.VectorIndex: {"bag of letters": _vectors},
     hybrid.Hybrid: {"bm25 + vectors": lambda tmp: hybrid.Hybrid({"keyword": bm25.build_index(DOCS),
                                                                  "vector": _vectors(tmp)})},

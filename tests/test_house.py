@@ -30,8 +30,8 @@ from rungs.core.errors import RungsError
 PACKAGE = Path(rungs.__file__).resolve().parent
 
 #: The ladder, bottom to top: a rung may import the rungs at its level or below.
-LADDER = {"fts": 0, "bm25": 1, "fastbm25": 1, "passages": 1, "engine": 1, "vectors": 2, "hybrid": 2,
-          "rag": 3, "decide": 4, "rerank": 4, "research": 5}
+LADDER = {"fts": 0, "bm25": 1, "fastbm25": 1, "feedback": 1, "passages": 1, "engine": 1, "vectors": 2,
+          "hybrid": 2, "rag": 3, "decide": 4, "rerank": 4, "research": 5}
 #: Which rooms a room may import (a rung's own rule is LADDER's).
 MAY_IMPORT = {"core": {"core"}, "model": {"core", "model"},
               "ladder": {"core", "model", "ladder"},

@@ -1,105 +1,97 @@
-"""No number in a notebook's prose that no output of that notebook shows.
+"""No number a reader meets in prose that nothing committed shows: notebooks, README, docs, benchmarks, docstrings.
 
-A sentence such as « the règlement intérieur has 1,400 words » or « convex
-scores 0.959 » is a claim; the notebook must show it. For every markdown
-cell, every number (a score, a count, a percentage) must appear in an output
-of the same notebook — rounded, padded or as a percentage, never the other
-way round (0.9 shown does not vouch for 0.94) — or in the short allowlist below (constants the text explains rather than
-measures). Not checked: numbers inside French quotations « … » (the handbook's
-own words), inside inline code or links (a knob's value written as code),
-single digits (0–9: « rung 3 », « two legs »), notebook numbers (07), and the « Further reading » section (years and pages of papers).
+A sentence such as « the règlement intérieur has 1,400 words », « an answer
+takes about 15 s » or « paraphrase MRR 0.64 » is a claim. For a notebook's
+markdown, an output of the same notebook must show it; for the README,
+``docs/``, ``benchmarks/README.md`` and every docstring of the package, an
+output of a committed notebook or a committed results file of
+``benchmarks/results/`` must — or the package's own constants, for a default
+the text explains. What counts as a claim and how a shown number may be
+quoted is in ``tests/prose_guard.py``; the negative controls at the end plant
+a stale number of each kind and check that the guard sees it.
 """
 
 import json
-import re
-from pathlib import Path
+from functools import lru_cache
 
 import pytest
 
-NOTEBOOKS = sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("*.ipynb"))
+import prose_guard as guard
 
-#: Constants the prose explains, not measurements: where they come from is said next to them.
-ALLOWED = {
-    "*": {"1500", "1000", "60", "2009", "1.2", "0.75", "1e-9", "1e-6", "0.05", "95", "100", "4096", "512", "12"},
-}
+REPO = guard.REPO
+NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb"))
+DOCS = [REPO / "README.md", REPO / "benchmarks" / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+MODULES = sorted(p for p in (REPO / "rungs").rglob("*.py") if "exercises" not in p.parts)
 
-NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:[  ,]\d{3})+|\d+(?:[.,]\d+)?)(?:\s?%)?(?![\w])")
-
-
-def _normal(number: str) -> str:
-    n = re.sub(r"(?<=\d)[  ,](?=\d{3}\b)", "", number)  # thousands separators: 1,082 and 1 082 are 1082
-    return n.replace(",", ".")
+#: Constants the prose explains rather than measures, and where each comes from is said beside it.
+ALLOWED = {"1500", "1000", "60", "1.2", "0.75", "1e-9", "1e-6", "0.05", "95", "100", "4096", "512", "12"}
 
 
-def _claims(markdown: str) -> list[str]:
-    text = markdown.split("## Further reading")[0].split("## References")[0]
-    text = re.sub(r"«[^»]*»", " ", text)             # the handbook's own words
-    text = re.sub(r"`[^`]*`", " ", text)              # inline code: a name or a constant shown as code
-    text = re.sub(r"\]\([^)]*\)", "]", text)          # link targets
-    text = re.sub(r"<[^>]+>", " ", text)              # html tags
-    text = re.sub(r"https?://\S+", " ", text)
-    text = re.sub(r"\b[NQq]\d+\b|\b\d{2}_\w+|\b0\d\b", " ", text)  # rung names, question ids, notebooks (07, 07_…)
-    out = []
-    for match in NUMBER.finditer(text):
-        n = _normal(match.group(1))
-        if re.fullmatch(r"\d", n):
-            continue
-        out.append(n)
-    return out
+@lru_cache(maxsize=1)
+def everything_shown() -> frozenset:
+    """What any committed output, results file or named constant shows."""
+    outputs = [text for nb in NOTEBOOKS for text in guard.notebook_outputs(json.loads(nb.read_text("utf-8")))]
+    return frozenset(guard.shown_in(outputs) | guard.shown_in(guard.results_texts()) | guard.constants())
 
 
-def _shown(nb: dict) -> set[str]:
-    """Every number the code and outputs show, in every way it may be quoted: rounded (0.959 → 0.96, 14.4 → 14),
-    padded (0.9 → 0.90) or as a percentage (0.24 → 24, 24 → 0.24). Never the other way: 0.9 does not show 0.94."""
-    parts = []
-    for cell in nb["cells"]:
-        if cell["cell_type"] != "code":
-            continue  # outputs only: a number written in the code is not a result the reader saw
-        for out in cell.get("outputs", []):
-            if "text" in out:
-                parts.append("".join(out["text"]))
-            for kind, value in out.get("data", {}).items():
-                if kind.startswith("text/"):
-                    parts.append("".join(value) if isinstance(value, list) else str(value))
-    shown = set()
-    for match in NUMBER.finditer("\n".join(parts)):
-        shown |= _forms(_normal(match.group(1)))
-    return shown
-
-
-def _forms(n: str) -> set[str]:
-    """How a shown number may be written in the prose."""
-    x = float(n)
-    out = {n} | {f"{x:.{k}f}" for k in range(0, 4)}
-    if x <= 1:
-        out |= {f"{100 * x:.{k}f}" for k in range(0, 2)}  # 0.24 quoted as 24 %
-    if "." not in n and x <= 100:
-        out |= {f"{x / 100:.{k}f}" for k in range(1, 4)}  # 24 % quoted as 0.24
-    return out
+def unshown(claims, shown) -> list[str]:
+    return [n for n in claims if n not in ALLOWED and n not in shown]
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
-def test_every_number_in_the_prose_is_shown(path):
+def test_every_number_in_a_notebooks_prose_is_shown_by_that_notebook(path):
     nb = json.loads(path.read_text(encoding="utf-8"))
-    shown = _shown(nb)
-    allowed = ALLOWED["*"] | ALLOWED.get(path.stem, set())
-    missing = []
-    for index, cell in enumerate(nb["cells"]):
-        if cell["cell_type"] != "markdown":
-            continue
-        for n in _claims("".join(cell["source"])):
-            if n in allowed or n in shown:
-                continue
-            missing.append(f"cell {index}: {n}")
+    shown = guard.shown_in(guard.notebook_outputs(nb)) | guard.constants()
+    missing = [f"cell {i}: {n}" for i, cell in enumerate(nb["cells"]) if cell["cell_type"] == "markdown"
+               for n in unshown(guard.claims("".join(cell["source"])), shown)]
     assert not missing, f"{path.name}: numbers in the prose that no output shows: {missing}"
 
 
-def test_the_guard_catches_a_number_no_output_shows():
+@pytest.mark.parametrize("path", DOCS, ids=[str(p.relative_to(REPO)) for p in DOCS])
+def test_every_number_in_the_docs_comes_from_an_output_or_a_results_file(path):
+    missing = unshown(guard.claims(path.read_text(encoding="utf-8")), everything_shown())
+    assert not missing, f"{path.relative_to(REPO)}: numbers that no output nor results file shows: {missing}"
+
+
+def test_every_number_in_a_docstring_comes_from_an_output_or_a_results_file():
+    missing = [f"{path.relative_to(REPO)} ({where}): {n}" for path in MODULES for where, doc in guard.docstrings(path)
+               for n in unshown(guard.claims(doc), everything_shown())]
+    assert not missing, missing
+
+
+# ---------------------------------------------------------------- negative controls: a planted stale number of each kind
+
+def test_a_notebook_number_no_output_shows_is_caught():
     nb = {"cells": [{"cell_type": "markdown", "source": ["The règlement has 1,400 words; MRR is 0.959."]},
                     {"cell_type": "code", "source": ["print(n)"], "outputs": [{"text": ["1082 words, MRR 0.939, p 0.9"]}]}]}
-    shown = _shown(nb)
-    claims = _claims("".join(nb["cells"][0]["source"]))
-    assert claims == ["1400", "0.959"]
-    assert not any(n in shown for n in claims)
+    shown = guard.shown_in(guard.notebook_outputs(nb))
+    assert guard.claims(nb["cells"][0]["source"][0]) == ["1400", "0.959"]
+    assert unshown(["1400", "0.959"], shown) == ["1400", "0.959"]
     assert {"0.939", "0.94", "1082", "0.90", "90"} <= shown
-    assert "0.94" not in _shown({"cells": [{"cell_type": "code", "source": [""], "outputs": [{"text": ["0.9"]}]}]})
+    assert "0.94" not in guard.shown_in(["0.9"])  # a rounder output never vouches for a more precise claim
+
+
+def test_a_stale_time_in_a_doc_is_caught():
+    # notebook 07 once said « about 15 s » while its cell printed 44.2 s.
+    assert unshown(guard.claims("An answer takes about 15 s on one thread."), guard.shown_in(["44.2 s"])) == ["15"]
+
+
+def test_a_number_written_as_words_is_a_claim():
+    assert guard.claims("It takes fifteen seconds, for twenty-five learners, a hundred times.") == ["15", "20", "100"]
+    assert unshown(guard.claims("about fifteen seconds"), guard.shown_in(["44.2"])) == ["15"]
+
+
+def test_a_stale_number_in_a_docstring_is_caught(tmp_path):
+    module = tmp_path / "m.py"
+    module.write_text('"""The default encoder: paraphrase MRR 0.64 on this handbook."""\n', encoding="utf-8")
+    [(where, doc)] = guard.docstrings(module)
+    assert unshown(guard.claims(doc), guard.shown_in(["MRR 0.539"])) == ["0.64"]
+
+
+def test_a_results_file_vouches_and_its_long_floats_are_rounded():
+    assert "0.603" in guard.shown_in([guard._json_numbers('{"accuracy": 0.6027777777}')])
+
+
+def test_what_is_not_a_claim():
+    text = "N3 sends « 12 h 30 » with `k=60`, version 0.3.36 of 2026, notebook 07, q002, see [x](06_tuning_lab.ipynb)."
+    assert guard.claims(text) == []

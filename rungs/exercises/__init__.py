@@ -69,7 +69,8 @@ class Exercise:
     hint_text: str
     solution_code: str                          # what the learner would type
     solution_value: Callable[[], Any]           # computes a right answer (the suite checks it passes)
-    wrong_answers: list = field(default_factory=list)  # plausible wrong answers (the suite checks they fail)
+    wrong_answers: list = field(default_factory=list)  # plausible wrong answers, or functions computing one
+                                                       # from the data (the suite checks they fail)
 
     def check(self, answer) -> Table:
         """Whether ``answer`` holds: ✓ with why, or ✗ with what is wrong (never the answer itself)."""

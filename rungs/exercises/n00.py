@@ -151,7 +151,102 @@ def _judge_title_only(answer):
     return False, "; ".join(parts)
 
 
+# ---------------------------------------------------------------- implicit AND
+
+AND_QUERY, OR_QUERY = "congés payés", "congés OR payés"  # English: paid leave; leave OR paid
+
+
+def _or_gain() -> int:
+    both = {h.id for h in _index().raw_search(AND_QUERY, limit=100)}
+    either = {h.id for h in _index().raw_search(OR_QUERY, limit=100)}
+    return len(either - both)
+
+
+def _judge_or_gain(answer):
+    from . import as_integer
+
+    n, truth = as_integer(answer), _or_gain()
+    if n == truth:
+        return True, f"{truth} pages hold « congés » or « payés » but not both: the implicit AND drops them"
+    return False, f"{n} is not the number of pages OR adds (count the pages of each search, and subtract)"
+
+
+# ---------------------------------------------------------------- the sign of bm25()
+
+SIGN_QUERY = "congés payés"
+
+
+def _top_score() -> float:
+    return _index().search(SIGN_QUERY, limit=1)[0].score
+
+
+def _judge_sign(answer):
+    from . import as_number
+
+    x, truth = as_number(answer, "a score"), _top_score()
+    if math.isclose(x, truth, abs_tol=5e-4):
+        return True, f"{truth:.3f}: index.search returns −bm25(), so the best page has the largest score"
+    if math.isclose(x, -truth, abs_tol=5e-4):
+        return False, "that is bm25()'s own number: index.search flips its sign (higher is better)"
+    return False, f"{x:g} is not the first page's score for « {SIGN_QUERY} » (to 3 decimals)"
+
+
+# ---------------------------------------------------------------- syntax, or words
+
+def _judge_not_syntax(answer):
+    from ..fts import FtsSyntaxError
+
+    if not isinstance(answer, str) or not answer.strip():
+        return False, "answer with a query, as text"
+    try:
+        _index().raw_search(answer, limit=5)
+    except FtsSyntaxError:
+        pass
+    except Exception as err:  # noqa: BLE001 - any other refusal is not a syntax error
+        return False, f"raw_search refused it, but not as FTS5 syntax ({type(err).__name__})"
+    else:
+        return False, f"FTS5 reads « {answer} » as a valid query: it is not a syntax error"
+    found = _index().search(answer, limit=5)
+    if not found:
+        return False, "FTS5 refuses it, and index.search finds nothing either: pick words the handbook holds"
+    return True, (f"FTS5 refuses « {answer} »; index.search quotes every word and finds "
+                  f"{[h.id for h in found][:3]}")
+
+
 EXERCISES = {
+    "or_gain": Exercise(
+        name="or_gain",
+        question=f"How many pages does « {OR_QUERY} » find that « {AND_QUERY} » does not?",
+        judge=_judge_or_gain,
+        hint_text="Take the ids of index.raw_search for each query (limit=100) as two sets and subtract.",
+        solution_code="""
+both = {h.id for h in index.raw_search("congés payés", limit=100)}
+either = {h.id for h in index.raw_search("congés OR payés", limit=100)}
+answer = len(either - both)""",
+        solution_value=_or_gain,
+        wrong_answers=[0, 1, 100],
+    ),
+    "sign": Exercise(
+        name="sign",
+        question=f"What score does index.search give the best page for « {SIGN_QUERY} » (3 decimals)?",
+        judge=_judge_sign,
+        hint_text="bm25() is negative, lower is better; index.search returns score = −bm25().",
+        solution_code="""
+answer = round(index.search("congés payés", limit=1)[0].score, 3)""",
+        solution_value=lambda: round(_top_score(), 3),
+        wrong_answers=[lambda: -round(_top_score(), 3), 0.0, 1.0],
+    ),
+    "not_syntax": Exercise(
+        name="not_syntax",
+        question="Write a question FTS5 refuses as syntax, but that index.search answers with pages.",
+        judge=_judge_not_syntax,
+        hint_text="A stray quote, a hyphen between words, or NEAR( without its closing bracket — around words the "
+                  "handbook holds.",
+        solution_code="""
+answer = 'badge "perdu'   # a quote FTS5 waits for forever; index.search quotes both words itself""",
+        solution_value=lambda: 'badge "perdu',
+        wrong_answers=["badge perdu", "congés OR payés", 'zzz "qqq'],
+    ),
     "tokenizer": Exercise(
         name="tokenizer",
         question="Which tokenize option makes « conges » find « Congés » and « nguyen » find « Nguyễn »?",
