@@ -257,3 +257,22 @@ def test_an_fts_retriever_follows_an_update_made_by_another_run(folder):
     hits = retriever.search("astreinte", limit=1, level="passage")
     assert [h.id for h in hits] == ["a.md#1"] and "payée double" in retriever.meta["a.md#1"]["body"]
     mine.close()
+
+
+@pytest.mark.parametrize("where", [b"CREATE TABLE", b"Chaque"])
+def test_a_byte_flipped_inside_a_text_of_the_index_is_damage_said(folder, tmp_path, where):
+    """Found by the nightly property run: a byte 0x80 in the schema's text made SQLite's own message not
+    UTF-8 (UnicodeDecodeError, not sqlite3.Error); in a passage's text, reading it does the same."""
+    path = tmp_path / "index.sqlite"
+    yours.index_folder(folder, index=path, vectors=False).close()
+    data = bytearray(path.read_bytes())
+    at = data.find(where)
+    assert at > 0
+    data[at + 3] = 0x80
+    path.write_bytes(bytes(data))
+    try:
+        idx = yours.open_index(path)
+        idx.passages()
+        idx.retriever("bm25").search("congés", limit=3)
+    except RungsError as err:
+        assert type(err).__name__ == "IndexDamaged" and "remove that one file" in str(err), err

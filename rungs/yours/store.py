@@ -164,7 +164,7 @@ def check_target(path: Path) -> bool:
                      "Give --index a new file name (for example notes.rungs.sqlite)")
 
 
-def _said(err: sqlite3.Error, path: Path) -> RungsError:
+def _said(err: Exception, path: Path) -> RungsError:
     """A SQLite error on the index, in the sentence that says what to do."""
     text = str(err).lower()
     if "locked" in text or "busy" in text:
@@ -189,7 +189,7 @@ def connect(path: Path, *, create: bool) -> sqlite3.Connection:
             db.execute(f"PRAGMA application_id = {APPLICATION_ID}")  # the mark, before any table
             db.executescript(TABLES)
         db.execute("SELECT count(*) FROM sqlite_master").fetchone()  # a damaged file fails here, not later
-    except sqlite3.Error as err:
+    except (sqlite3.Error, UnicodeDecodeError) as err:  # a flipped byte can make SQLite's own message not UTF-8
         raise _said(err, path) from None
     return db
 
@@ -199,7 +199,7 @@ def said(path: Path):
     """Inside: a SQLite error on the index becomes its sentence (locked, read-only, damaged)."""
     try:
         yield
-    except sqlite3.Error as err:
+    except (sqlite3.Error, UnicodeDecodeError) as err:  # a text stored as bytes that are not UTF-8 is damage too
         raise _said(err, path) from None
 
 
