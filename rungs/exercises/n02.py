@@ -1,6 +1,7 @@
-"""Exercises of notebook 02 (hybrid search): the fusion constant, a strict keyword leg, the answer retriever.
+"""Exercises of notebook 02 (hybrid search): a sentence's lead, RRF by hand, k, a leg's weight, a strict leg, the answer retriever.
 
-Each check recomputes the truth with ``rungs`` (the encoder is loaded once, on the first check).
+Each check recomputes the truth with ``rungs`` (the encoder is loaded once, on the first check):
+nothing here is a stored number. The first five sit in the core, beside the idea they check.
 """
 
 from __future__ import annotations
@@ -24,16 +25,86 @@ def _setup():
     pages, questions = load_pages(), load_questions()
     keyword = build_index(pages, stopwords=True)
     vector = VectorIndex(pages)
-    return pages, questions, keyword, Hybrid({"keyword": keyword, "vector": vector})
+    return pages, questions, keyword, Hybrid({"keyword": keyword, "vector": vector}), vector
 
 
-# ---------------------------------------------------------------- 1 · where k flips the order
+# ---------------------------------------------------------------- 0 · a sentence's lead
+
+TAXI_WORD, TAXI_SENTENCE = "taxi", "Qui rembourse le taxi ?"  # English: who pays back the taxi?
+
+
+def _lead(text: str) -> float:
+    first, second = _setup()[4].search(text, limit=2)
+    return first.score - second.score
+
+
+def _judge_sentence_lead(answer):
+    answer = as_number(answer, "a number: the first cosine minus the second, e.g. 0.012")
+    truth, bare = _lead(TAXI_SENTENCE), _lead(TAXI_WORD)
+    if abs(answer - truth) <= 1.5e-3:
+        return True, (f"the sentence's first page leads by {truth:.3f}, the bare word's by {bare:.3f}: "
+                      "the question says what is asked, and the right page pulls ahead")
+    if abs(answer - bare) <= 1.5e-3:
+        return False, "that is the bare word's lead: search the whole question"
+    if answer < 0:
+        return False, "the first cosine is the larger one: subtract the second from the first"
+    return False, "not that lead: print the first two hits of vector.search(...) and subtract their scores"
+
+
+SENTENCE_LEAD = Exercise(
+    name="sentence_lead",
+    question="The lead of the vector leg's first page over its second for « Qui rembourse le taxi ? ».",
+    judge=_judge_sentence_lead,
+    hint_text="hits = vector.search(\"Qui rembourse le taxi ?\", limit=2); hits[0].score - hits[1].score.",
+    solution_code="""
+for text in ("taxi", "Qui rembourse le taxi ?"):
+    first, second = vector.search(text, limit=2)
+    print(f"{text:<25} {first.id} leads {second.id} by {first.score - second.score:.3f}")""",
+    solution_value=lambda: _lead(TAXI_SENTENCE),
+    wrong_answers=[lambda: _lead(TAXI_WORD), lambda: -_lead(TAXI_SENTENCE), 1.0],
+)
+
+
+# ---------------------------------------------------------------- 1 · RRF by hand
+
+BY_HAND_PAGE, BY_HAND_K = "conges-payes", 10
+
+
+def _fused(page: str, k: float) -> float:
+    _, questions, _, fusion, _ = _setup()
+    question = next(q["question"] for q in questions if q["id"] == QUESTION_ID)
+    return next(h.score for h in fusion.search(question, k=k, limit=70) if h.id == page)
+
+
+def _judge_fused_by_hand(answer):
+    answer = as_number(answer, "a number: the fused score, e.g. 0.0123")
+    truth = _fused(BY_HAND_PAGE, BY_HAND_K)
+    if abs(answer - truth) <= 5e-4:
+        return True, f"{truth:.4f}: what fusion.search gives Congés payés at k = 10 — two fractions, nothing else"
+    if abs(answer - _fused(BY_HAND_PAGE, 60)) <= 5e-4:
+        return False, "that is its score at the textbook k = 60: put 10 in the denominators"
+    return False, "not its fused score at k = 10: 1/(k + its keyword rank) + 1/(k + its vector rank)"
+
+
+FUSED_BY_HAND = Exercise(
+    name="fused_by_hand",
+    question="Congés payés's fused score for q002 at k = 10, from its two ranks.",
+    judge=_judge_fused_by_hand,
+    hint_text="the table gives its ranks: 4 in the keyword leg, 2 in the vector leg; each weight is 1.",
+    solution_code="""
+1 / (10 + 4) + 1 / (10 + 2)   # check it: [h.score for h in fusion.search(question, k=10) if h.id == "conges-payes"]""",
+    solution_value=lambda: _fused(BY_HAND_PAGE, BY_HAND_K),
+    wrong_answers=[lambda: _fused(BY_HAND_PAGE, 60), 1 / 4 + 1 / 2],
+)
+
+
+# ---------------------------------------------------------------- 2 · where k flips the order
 
 QUESTION_ID, FIRST_SMALL_K, FIRST_LARGE_K = "q002", "organisation", "conges-payes"
 
 
 def _smallest_k() -> int:
-    _, questions, _, fusion = _setup()
+    _, questions, _, fusion, _ = _setup()
     question = next(q["question"] for q in questions if q["id"] == QUESTION_ID)
     for k in range(0, 1001):
         scores = {h.id: h.score for h in fusion.search(question, k=k, limit=70)}
@@ -71,10 +142,60 @@ for k in range(0, 100):
 )
 
 
-# ---------------------------------------------------------------- 2 · how often a strict keyword leg speaks
+# ---------------------------------------------------------------- 3 · how much to trust the vector leg
+
+HOME_ID, HOME_PAGE, HOME_K, HOME_TOP = "q083", "teletravail", 5, 2
+
+
+def _home_in_top(weight: float) -> bool:
+    _, questions, _, fusion, _ = _setup()
+    question = next(q["question"] for q in questions if q["id"] == HOME_ID)
+    hits = fusion.search(question, k=HOME_K, leg_weights={"keyword": 1.0, "vector": weight}, limit=HOME_TOP)
+    return HOME_PAGE in [h.id for h in hits]
+
+
+def _smallest_weight() -> float:
+    for step in range(0, 41):
+        if _home_in_top(step * 0.25):
+            return step * 0.25
+    raise ExerciseBroken("no vector weight up to 10 puts Télétravail in the top 2")  # pragma: no cover
+
+
+def _judge_vector_weight(answer):
+    answer = as_number(answer, "a weight, a multiple of 0.25, e.g. 1.25")
+    if answer < 0 or abs(answer / 0.25 - round(answer / 0.25)) > 1e-9:
+        return False, f"{answer} is not a multiple of 0.25 from 0 up"
+    truth = _smallest_weight()
+    if answer == truth:
+        return True, (f"at {answer} Télétravail is in the top 2, at {answer - 0.25} it is not: "
+                      "the vector leg has to outweigh the keyword leg's stray « maison » and « depuis »")
+    if _home_in_top(answer):
+        return False, f"at {answer} it is in the top 2, but it already was at a smaller weight"
+    return False, f"at {answer} Télétravail is not yet in the top 2: weigh the vector leg more"
+
+
+VECTOR_WEIGHT = Exercise(
+    name="vector_weight",
+    question="The smallest vector weight (steps of 0.25, keyword weight 1, k = 5) with Télétravail in the top 2 for q083.",
+    judge=_judge_vector_weight,
+    hint_text=("loop over w = 1.0, 1.25, 1.5, … and print the ids of fusion.search(home['question'], k=5, "
+               "leg_weights={'keyword': 1.0, 'vector': w}, limit=2)."),
+    solution_code="""
+for step in range(0, 41):
+    w = step * 0.25
+    top = [h.id for h in fusion.search(home["question"], k=5, leg_weights={"keyword": 1.0, "vector": w}, limit=2)]
+    if "teletravail" in top:
+        print(w, top)
+        break""",
+    solution_value=_smallest_weight,
+    wrong_answers=[1.0, 2.0, lambda: _smallest_weight() + 0.25],
+)
+
+
+# ---------------------------------------------------------------- 4 · how often a strict keyword leg speaks
 
 def _all_leg_count() -> int:
-    _, questions, keyword, _ = _setup()
+    _, questions, keyword, _, _ = _setup()
     return sum(bool(keyword.search(q["question"], match="all")) for q in questions
                if any(g > 0 for g in q["relevant"].values()))
 
@@ -85,7 +206,7 @@ def _judge_all_leg_count(answer):
     if answer == truth:
         return True, ("so on every other question a fusion with this leg is the vector leg alone: "
                       "the keyword evidence is almost never there")
-    _, questions, _, _ = _setup()
+    _, questions, _, _, _ = _setup()
     answerable = sum(1 for q in questions if any(g > 0 for g in q["relevant"].values()))
     if answer >= answerable:
         return False, "that counts every answerable question; count only those where the search returns a page"
@@ -105,14 +226,14 @@ sum(bool(keyword.search(q["question"], match="all")) for q in questions
 )
 
 
-# ---------------------------------------------------------------- 3 · the answer retriever on paraphrases
+# ---------------------------------------------------------------- 5 · the answer retriever on paraphrases
 
 def _answer_paraphrase_sent() -> float:
     from ..hybrid import answer_retriever
     from ..lab.metrics import evaluate
     from ..lab.tuning import halves
 
-    pages, questions, _, _ = _setup()
+    pages, questions, _, _, _ = _setup()
     development, _ = halves(questions)
     paraphrase = [q for q in development if q["kind"] == "paraphrase"]
     retriever = answer_retriever(pages)
@@ -146,4 +267,5 @@ ev.evaluate(lambda t: answers.search(t, limit=4), development_paraphrase)["answe
 )
 
 
-EXERCISES = {ex.name: ex for ex in (SMALLEST_K, ALL_LEG_COUNT, ANSWER_PARAPHRASE_SENT)}
+EXERCISES = {ex.name: ex for ex in (SENTENCE_LEAD, FUSED_BY_HAND, SMALLEST_K, VECTOR_WEIGHT, ALL_LEG_COUNT,
+                                    ANSWER_PARAPHRASE_SENT)}
