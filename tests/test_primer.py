@@ -55,8 +55,9 @@ def github_anchor(heading: str) -> str:
 
 
 def markdown(path: Path) -> list[str]:
-    return ["".join(c["source"]) for c in json.loads(path.read_text(encoding="utf-8"))["cells"]
-            if c["cell_type"] == "markdown"]
+    """Each cell's prose, by cell number: a code cell's is empty (its outputs are read by test_prose_numbers)."""
+    return ["".join(c["source"]) if c["cell_type"] == "markdown" else ""
+            for c in json.loads(path.read_text(encoding="utf-8"))["cells"]]
 
 
 def _prose(line: str) -> str:
@@ -88,7 +89,7 @@ def undefined_uses(notebooks: list[tuple[str, list[str]]]) -> list[str]:
                         continue
                     if primer and f"](#{jupyter_anchor(term)})" in line:
                         continue  # the primer's own contents line, linking each term to its heading
-                    found.append(f"{name}, markdown cell {n}: {term}")
+                    found.append(f"{name}, cell {n}: {term}")
     return list(dict.fromkeys(found))
 
 
@@ -120,13 +121,13 @@ def test_a_use_before_the_definition_is_caught():
     order = reading_order()
     planted = [(n, [cells[0], "The nDCG@5 of this ranking is high.", *cells[1:]] if n == "01_bm25.ipynb" else cells)
                for n, cells in order]
-    assert undefined_uses(planted) == ["01_bm25.ipynb, markdown cell 1: nDCG"]
+    assert undefined_uses(planted) == ["01_bm25.ipynb, cell 1: nDCG"]
     linked = [(n, [cells[0], "Its [nDCG@5](../docs/ir-glossary.md#ndcg) is high.", *cells[1:]]
                if n == "01_bm25.ipynb" else cells) for n, cells in order]
     assert undefined_uses(linked) == []
     # The primer using a term above its own heading, not in a link to it.
     moved = [(n, [cells[0], "A first word on Holm.", *cells[1:]] if n == PRIMER else cells) for n, cells in order]
-    assert undefined_uses(moved) == [f"{PRIMER}, markdown cell 1: Holm"]
+    assert undefined_uses(moved) == [f"{PRIMER}, cell 1: Holm"]
     # A heading removed: every use after it, in the primer and in the notebooks after it, is unexplained.
     unheaded = [(n, [c.replace("### Questions needed\n", "") for c in cells]) for n, cells in order]
     assert any(f.endswith(": Questions needed") for f in undefined_uses(unheaded))

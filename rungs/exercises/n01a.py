@@ -213,7 +213,8 @@ answer = dcg / ideal""",
         hint_text="The two zeros cannot change sign. Enumerate the 2⁵ sign patterns of the other five "
                   "(itertools.product((1, -1), repeat=5)) and count those whose sum is at least as far from 0.",
         solution_code="""
-nonzero = [d for d in diffs if d]
+seven = [0.5, 0.5, 1.0, -0.5, 0.25, 0.0, 0.0]
+nonzero = [d for d in seven if d]
 observed = abs(sum(nonzero))
 patterns = list(itertools.product((1, -1), repeat=len(nonzero)))
 answer = sum(abs(sum(s * d for s, d in zip(p, nonzero))) >= observed for p in patterns) / len(patterns)""",
