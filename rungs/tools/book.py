@@ -47,6 +47,7 @@ TITLE = "Search in your own documents — a ladder of rungs"
 LADDER = [
     ("00_", "N0", "SQLite FTS5: an index for free, MATCH, bm25(), weights, snippets, user input that is not syntax"),
     ("01_", "N1", "BM25 written out: k1, b, field weights, stop words, stemming; equal to FTS5 to 1e-9"),
+    ("01a_", "primer", "measuring a ranking: MRR, recall, success, nDCG, AP, judged@k; the paired test, bootstrap, Holm"),
     ("02_", "N2", "a multilingual encoder finds « congés payés » for « vacances »; reciprocal rank fusion"),
     ("03_", "N3", "a local model answers from retrieved passages; citations checked; « je ne sais pas »"),
     ("04_", "N4", "yes/no probabilities, choices and scores from a model, validated; a judge that reranks"),
@@ -186,7 +187,7 @@ def _title(notebook, fallback: str) -> str:
         if cell.cell_type == "markdown":
             for line in _source(cell).splitlines():
                 if line.startswith("# "):
-                    return re.sub(r"^(N\d|lab|\d+)\s*·\s*", "", line[2:].strip())
+                    return re.sub(r"^(N\d|lab|[Pp]rimer|\d+)\s*·\s*", "", line[2:].strip())
     return fallback
 
 
