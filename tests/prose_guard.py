@@ -7,12 +7,21 @@ committed notebook, or a committed results file of ``benchmarks/results/``
 (what a benchmark wrote when it ran), or the package's own constants (a
 default written as code: ``MAX_CHARS = 1500``). Shown numbers may be quoted
 rounded (0.959 → 0.96), padded (0.9 → 0.90) or as a percentage (0.24 → 24 %),
-never the other way round (0.9 shown does not vouch for 0.94).
+never the other way round (0.9 shown does not vouch for 0.94). A results file
+shows what its benchmark printed from it: the tables a benchmark renders from
+its committed JSON (``RENDERED``) and, for a ``.jsonl``, its number of records
+(one a line: « nine of the 775 answers »). A notebook's stated times (its
+first cell's « Core …: about X minutes ») are shown to the docs that plan
+with them; ``tests/test_lessons.py`` holds them to the notebook's own prose.
 
 Not claims: single digits (0–9), numbers inside French quotations « … » (the
 handbook's own words), inline code and code blocks, links, rung and question
 names (N3, q002), notebook numbers (07), version numbers (3.11, 0.3.36),
-years, and the « Further reading » sections. Numbers written as words
+years, issue numbers (« llama.cpp issue 20824 »: a name), the clock times of a
+schedule (9:30, 0:15 — sums of stated times), and the « Further reading »
+sections. Inline code is ``single`` or ``double`` backticks (Markdown and the
+docstrings' reStructuredText): a file mode, a limit or an example written as
+code is a constant shown, not a measurement. Numbers written as words
 (« twelve », « fifteen », « a hundred ») are claims too.
 """
 
@@ -46,13 +55,15 @@ def strip_markdown(text: str) -> str:
     text = re.split(r"^#+ *(Further reading|References)\b", text, flags=re.M)[0]
     text = re.sub(r"```.*?```", " ", text, flags=re.S)      # code blocks
     text = re.sub(r"«[^»]*»", " ", text)                    # the handbook's own words
-    text = re.sub(r"`[^`]*`", " ", text)                    # inline code: a name or a constant shown as code
+    text = re.sub(r"``.+?``|`[^`]*`", " ", text, flags=re.S)  # inline code, Markdown `x` or docstrings' ``x``
     text = re.sub(r"\]\([^)]*\)", "]", text)                # link targets
     text = re.sub(r"<[^>]+>", " ", text)                    # html tags
     text = re.sub(r"https?://\S+", " ", text)
     text = re.sub(r"\b[NQq]\d+\b|\b\d{2}_\w+|\b0\d\b", " ", text)  # rung names, question ids, notebooks (07, 07_…)
     text = re.sub(r"\b\d+(?:\.\d+){2,}\b", " ", text)       # versions: 0.3.36, 3.11.7
     text = re.sub(r"\b(?:19|20)\d\d\b", " ", text)          # years
+    text = re.sub(r"\bissues? #?\d+", " ", text, flags=re.I)  # an issue's number names it: « llama.cpp issue 20824 »
+    text = re.sub(r"(?<![\d.])\d{1,2}:\d\d(?:[–-]\d{1,2}:\d\d)?(?![\d:])", " ", text)  # a schedule's clock: 9:30–10:15
     return text
 
 
@@ -99,13 +110,46 @@ def notebook_outputs(nb: dict) -> list[str]:
     return parts
 
 
-def results_texts() -> list[str]:
-    """Every committed benchmark result, as text (JSON numbers are shown numbers)."""
+RESULTS = REPO / "benchmarks" / "results"
+
+#: Results whose benchmark renders its tables from the committed file (ratios, sums, medians of rounds):
+#: file name → (the benchmark's module beside it, how its own renderer is called on the loaded JSON).
+RENDERED = {"peers.json": ("bench_peers", lambda bench, data: bench.markdown(data["rows"], data["meta"]))}
+
+
+def results_texts(results: Path = RESULTS) -> list[str]:
+    """Every committed benchmark result, as text (JSON numbers are shown numbers), with what is read off it:
+    a ``.jsonl``'s count of records and the tables its benchmark renders from it."""
     out = []
-    for path in sorted((REPO / "benchmarks" / "results").glob("*")):
+    for path in sorted(results.glob("*")):
         if path.suffix in (".json", ".jsonl", ".md", ".txt", ".csv"):
-            out.append(_json_numbers(path.read_text(encoding="utf-8")))
+            text = path.read_text(encoding="utf-8")
+            out.append(_json_numbers(text))
+            if path.suffix == ".jsonl":
+                out.append(f"{sum(1 for line in text.splitlines() if line.strip())} records")
+    out += [rendered(results / name) for name in RENDERED if (results / name).exists()]
     return out
+
+
+def rendered(path: Path) -> str:
+    """A committed results file as its benchmark prints it: the benchmark's own renderer, never a copy of it."""
+    import importlib.util
+
+    module, render = RENDERED[path.name]
+    spec = importlib.util.spec_from_file_location(module, REPO / "benchmarks" / f"{module}.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    return render(bench, json.loads(path.read_text(encoding="utf-8")))
+
+
+#: How a lesson states its times in its first cell (the form ``tests/test_lessons.py`` parses).
+STATED = re.compile(r"\*\*(Core|Going further)[^*]*: about (\d+) minutes\*\*")
+
+
+def stated_times(nb: dict) -> list[str]:
+    """A notebook's stated core and « going further » minutes, as written in its first cell (none: not sized yet)."""
+    first = nb["cells"][0] if nb["cells"] else {"source": []}
+    return [m.group(0) for m in STATED.finditer("".join(first["source"]))]
 
 
 def _json_numbers(text: str) -> str:

@@ -29,9 +29,12 @@ ALLOWED = {"1500", "1000", "60", "1.2", "0.75", "1e-9", "1e-6", "0.05", "95", "1
 
 @lru_cache(maxsize=1)
 def everything_shown() -> frozenset:
-    """What any committed output, results file or named constant shows."""
-    outputs = [text for nb in NOTEBOOKS for text in guard.notebook_outputs(json.loads(nb.read_text("utf-8")))]
-    return frozenset(guard.shown_in(outputs) | guard.shown_in(guard.results_texts()) | guard.constants())
+    """What any committed output, results file, named constant or lesson's stated time shows."""
+    notebooks = [json.loads(nb.read_text("utf-8")) for nb in NOTEBOOKS]
+    outputs = [text for nb in notebooks for text in guard.notebook_outputs(nb)]
+    stated = [line for nb in notebooks for line in guard.stated_times(nb)]
+    return frozenset(guard.shown_in(outputs) | guard.shown_in(guard.results_texts()) | guard.constants()
+                     | guard.shown_in(stated))
 
 
 def unshown(claims, shown) -> list[str]:
