@@ -62,6 +62,33 @@ def test_every_number_in_a_docstring_comes_from_an_output_or_a_results_file():
     assert not missing, missing
 
 
+def _notebook_times():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("notebook_times", REPO / "benchmarks" / "notebook_times.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_notebook_times_tables_are_the_committed_measurement():
+    # Each number of those tables is also a number of some output or other: only the table itself is a check.
+    times = _notebook_times()
+    assert times.RESULTS.exists(), "no benchmarks/results/notebook_times.json: run benchmarks/notebook_times.py --tables"
+    rows = json.loads(times.RESULTS.read_text(encoding="utf-8"))["rows"]
+    assert [r["notebook"] for r in rows] == [p.name for p in times.lessons()], "a notebook has no measured time"
+    for path in times.SHOWN_IN:
+        assert times.replace_block(path.read_text(encoding="utf-8"), times.table(rows)) == \
+            path.read_text(encoding="utf-8"), f"{path.relative_to(REPO)}: the table is not notebook_times.json's"
+
+
+def test_the_peers_tables_are_bench_peers_own_rendering():
+    # The guard vouches for their ratios through the renderer; this holds every line of the table to it.
+    readme = (REPO / "benchmarks" / "README.md").read_text(encoding="utf-8")
+    missing = [line for line in guard.rendered(guard.RESULTS / "peers.json").splitlines() if line not in readme]
+    assert not missing, f"benchmarks/README.md: peers lines that results/peers.json no longer renders: {missing[:3]}"
+
+
 # ---------------------------------------------------------------- negative controls: a planted stale number of each kind
 
 def test_a_notebook_number_no_output_shows_is_caught():
@@ -98,3 +125,31 @@ def test_a_results_file_vouches_and_its_long_floats_are_rounded():
 def test_what_is_not_a_claim():
     text = "N3 sends « 12 h 30 » with `k=60`, version 0.3.36 of 2026, notebook 07, q002, see [x](06_tuning_lab.ipynb)."
     assert guard.claims(text) == []
+
+
+def test_code_in_a_docstring_is_a_constant_and_the_prose_beside_it_a_claim():
+    doc = "Made ``0o700``, the cosine ``> 0.99999``; about 2,300 passages."
+    assert guard.claims(doc) == ["2300"]
+
+
+def test_a_schedule_and_an_issue_number_are_not_claims_but_their_minutes_are():
+    assert guard.claims("| 9:30–10:15 | llama.cpp issue 20824 | about 45 minutes |") == ["45"]
+    stated = guard.stated_times({"cells": [{"source": ["**Core, sections 1–6: about 20 minutes**"]}]})
+    assert unshown(["20", "45"], guard.shown_in(stated)) == ["45"]
+
+
+def test_what_a_results_file_shows_and_what_it_does_not(tmp_path):
+    (tmp_path / "runs.jsonl").write_text('{"seconds": 9.73}\n' * 775, encoding="utf-8")
+    shown = guard.shown_in(guard.results_texts(tmp_path))
+    assert {"775", "9.73"} <= shown and "625" not in shown  # its records are counted; a difference is not read
+    assert "3.60" in guard.shown_in(guard.results_texts())  # a median of per-round ratios bench_peers prints
+
+
+def test_a_stale_notebook_times_table_is_caught():
+    times = _notebook_times()
+    rows = [{"notebook": "03_answers_with_sources.ipynb", "seconds": 141.6, "cells": 31, "slowest_cell": 34,
+             "slowest_seconds": 25.6, "error": None}]
+    doc = "x\n<!-- BEGIN notebook_times -->\n" + times.table(rows) + "\n<!-- END notebook_times -->\ny"
+    assert times.replace_block(doc, times.table(rows)) == doc
+    rows[0]["seconds"] = 240.2
+    assert times.replace_block(doc, times.table(rows)) != doc
