@@ -14,6 +14,12 @@ its committed JSON (``RENDERED``) and, for a ``.jsonl``, its number of records
 first cell's « Core …: about X minutes ») are shown to the docs that plan
 with them; ``tests/test_lessons.py`` holds them to the notebook's own prose.
 
+Pooled, the shown numbers of every output and results file cover almost every
+two-decimal number (0.58, 0.64, 14.0 are all shown somewhere). So a docstring
+paragraph that names where its numbers come from — « notebook 02 shows it »,
+« N3 », ``results/answers.json`` — is held to those sources alone
+(``named_sources``); only a paragraph that names none is held to everything.
+
 Not claims: single digits (0–9), numbers inside French quotations « … » (the
 handbook's own words), inline code and code blocks, links, rung and question
 names (N3, q002), notebook numbers (07), version numbers (3.11, 0.3.36),
@@ -120,14 +126,18 @@ RENDERED = {"peers.json": ("bench_peers", lambda bench, data: bench.markdown(dat
 def results_texts(results: Path = RESULTS) -> list[str]:
     """Every committed benchmark result, as text (JSON numbers are shown numbers), with what is read off it:
     a ``.jsonl``'s count of records and the tables its benchmark renders from it."""
-    out = []
-    for path in sorted(results.glob("*")):
-        if path.suffix in (".json", ".jsonl", ".md", ".txt", ".csv"):
-            text = path.read_text(encoding="utf-8")
-            out.append(_json_numbers(text))
-            if path.suffix == ".jsonl":
-                out.append(f"{sum(1 for line in text.splitlines() if line.strip())} records")
-    out += [rendered(results / name) for name in RENDERED if (results / name).exists()]
+    return [text for path in sorted(results.glob("*")) for text in results_texts_of(path)]
+
+
+def results_texts_of(path: Path) -> list[str]:
+    if path.suffix not in (".json", ".jsonl", ".md", ".txt", ".csv"):
+        return []
+    text = path.read_text(encoding="utf-8")
+    out = [_json_numbers(text)]
+    if path.suffix == ".jsonl":
+        out.append(f"{sum(1 for line in text.splitlines() if line.strip())} records")
+    if path.name in RENDERED:
+        out.append(rendered(path))
     return out
 
 
@@ -208,3 +218,15 @@ def _no_doctest(doc: str) -> str:
         skip = False
         lines.append(line)
     return "\n".join(lines)
+
+
+def named_sources(paragraph: str) -> tuple[set[str], set[str]]:
+    """The notebooks (« notebook 02 », « N2 », ``02_hybrid_search.ipynb``) and results files
+    (``results/answers.json``) a paragraph names as where its numbers come from."""
+    notebooks = set(re.findall(r"\bnotebooks?\s+(\d\d)\b", paragraph)) | set(re.findall(r"\b(\d\d)_\w+\.ipynb", paragraph))
+    notebooks |= {"0" + d for d in re.findall(r"\bN(\d)\b", paragraph)}
+    return notebooks, set(re.findall(r"results/([\w.-]+\.(?:jsonl?|md|csv|txt))", paragraph))
+
+
+def paragraphs(text: str) -> list[str]:
+    return [p for p in re.split(r"\n\s*\n", text) if p.strip()]
