@@ -30,14 +30,12 @@ from pathlib import Path
 
 import pytest
 
+from test_lessons import CORE, FURTHER  # the stated times, read exactly as the lessons' own test reads them
+
 REPO = Path(__file__).resolve().parent.parent
 DOC = REPO / "docs" / "instructor.md"
 LESSONS = sorted((REPO / "notebooks").glob("[0-9][0-9]*_*.ipynb"))
 BEGIN, END = "<!-- BEGIN lesson_plan", "<!-- END lesson_plan -->"
-
-#: The stated times, exactly as tests/test_lessons.py reads them (one form for both tests).
-CORE = re.compile(r"\*\*(Core[^*:]*): about (\d+) minutes\*\*")
-FURTHER = re.compile(r"\*\*(Going further[^*:]*): about (\d+) minutes\*\*")
 
 #: The 3-hour session: its length, the opening (workspaces, JupyterLab), and one break once this much has passed.
 SESSION, OPENING, BREAK, BREAK_AFTER = 180, 15, 10, 80
@@ -52,7 +50,12 @@ def stated(path: Path):
     core, further = CORE.search(head), FURTHER.search(head)
     if not (core and further):
         return None
-    return core.group(1), int(core.group(2)), further.group(1), int(further.group(2))
+    return _part(core), int(core.group(1)), _part(further), int(further.group(1))
+
+
+def _part(match) -> str:
+    # « **Core, sections 1–6: about 15 minutes** » → « Core, sections 1–6 »
+    return re.sub(r": about \d+ minutes\*\*$", "", match.group(0)).lstrip("*")
 
 
 def clock(minutes: int) -> str:
