@@ -46,7 +46,8 @@ NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:[  ,]\d{3})+|\d+(?:[.,]\d+)?)(?:\s?%)
 WORDS = {"ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
          "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50,
          "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100, "thousand": 1000}
-_WORD = re.compile(r"\b(?:(a|one|two|three|four|five|six|seven|eight|nine)\s+)?(" + "|".join(WORDS) + r")\b",
+_WORD = re.compile(r"\b(?:(a|one|two|three|four|five|six|seven|eight|nine)\s+)?(" + "|".join(WORDS) + r")"
+                   r"(?:-(one|two|three|four|five|six|seven|eight|nine)\b)?\b",
                    re.IGNORECASE)
 _SMALL = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9}
 
@@ -79,6 +80,7 @@ def claims(text: str) -> list[str]:
     out = [n for n in (normal(m.group(1)) for m in NUMBER.finditer(text)) if not re.fullmatch(r"\d", n)]
     for m in _WORD.finditer(text):
         value = WORDS[m.group(2).lower()] * (_SMALL[m.group(1).lower()] if m.group(1) else 1)
+        value += _SMALL[m.group(3).lower()] if m.group(3) else 0  # twenty-five is 25, not 20
         out.append(str(value))
     return out
 

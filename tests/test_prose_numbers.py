@@ -126,7 +126,7 @@ def test_a_stale_time_in_a_doc_is_caught():
 
 
 def test_a_number_written_as_words_is_a_claim():
-    assert guard.claims("It takes fifteen seconds, for twenty-five learners, a hundred times.") == ["15", "20", "100"]
+    assert guard.claims("It takes fifteen seconds, for twenty-five learners, a hundred times.") == ["15", "25", "100"]
     assert unshown(guard.claims("about fifteen seconds"), guard.shown_in(["44.2"])) == ["15"]
 
 
