@@ -38,7 +38,7 @@ _FENCE = re.compile(r"^```[A-Za-z]*[ \t]*\n(.*?)\n?```$", re.DOTALL)
 
 def parse_json(text: str):
     """``json.loads`` for a model's reply, which never crashes: a reply that cannot be read for any
-    reason — too long, nested too deep, an integer of 5,000 digits, not JSON — is an ``UnusableReply``
+    reason — too long, nested too deep, an integer of thousands of digits, not JSON — is an ``UnusableReply``
     (asked again, or repaired), never a raw RecursionError or ValueError."""
     if not isinstance(text, str):
         raise UnusableReply(f"the reply is {type(text).__name__}, not text")

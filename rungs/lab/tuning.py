@@ -12,7 +12,8 @@ is scored once, at the end, for the setting you ship. On null sweeps (30
 settings, 80 questions, no setting better than the default) it said « better »
 in 3.2 % of 1,000 draws; the old gate, ``held_out`` (the best of the sweep
 against the default, tested on the very half that picked it), in 18.2 % of 400
-(``benchmarks/bench_tuning_null.py``; ``tests/test_tuning.py`` checks both).
+(``benchmarks/bench_tuning_null.py``, ``benchmarks/results/tuning_null.json``;
+``tests/test_tuning.py`` checks both).
 Taught in notebooks 02 and 06.
 
 Cost: one ranking per question per setting on the development half (the

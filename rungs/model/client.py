@@ -16,9 +16,11 @@ before it is used, and every message and note goes through the one redaction
 (``rungs.core.secrets``): the key is never shown, even when the endpoint
 echoes it back.
 
-What it costs: reading the prompt dominates: a 4-passage N3 prompt (~800
-tokens) takes ~20 s on one thread of a 2-core laptop with the portable build,
-then ~15–35 tokens/s to write.
+What it costs: reading the prompt dominates. With the portable build on one
+thread the model reads about 35 prompt tokens a second and writes about 15
+(``benchmarks/results/portable.json``), so a 4-passage N3 prompt of several
+hundred tokens takes tens of seconds before the first word; notebook 03 prints
+the tokens in and the seconds of each of its answers.
 """
 
 from __future__ import annotations

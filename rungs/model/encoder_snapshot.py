@@ -1,8 +1,8 @@
 """The bundled sentence encoder (USE multilingual v3), loaded in a tenth of the time: a snapshot of it, checked.
 
 What it is for: ``python -m rungs search --rung vectors`` is one query in a
-fresh process, and loading USE is most of it: its tokenizer parses a
-128,000-piece sentencepiece model in pure Python and its weights are
+fresh process, and loading USE is most of it: its tokenizer parses a large
+sentencepiece model in pure Python and its weights are
 decompressed from a zip (1.3–3 s on this machine, measured in
 ``benchmarks/README.md``). Once loaded, everything it holds is plain
 arrays; ``save`` writes them to ``RUNGS_CACHE/encoder-snapshot/`` as ``.npy``
@@ -11,8 +11,8 @@ a USE back together from them.
 
 Never trusted blindly: the snapshot is keyed by the package's version, read
 with ``allow_pickle=False`` (a file cannot run code), and must encode a probe
-sentence to the vector the real loader gave when it was written (cosine above
-0.99999); anything else — a missing or damaged file, another version, another
+sentence to the vector the real loader gave when it was written (cosine
+``> 0.99999``); anything else — a missing or damaged file, another version, another
 vector — and the encoder is loaded the ordinary way, and the snapshot written
 again.
 

@@ -9,7 +9,7 @@ the state file names — so a stale state file never leads a signal or a
 prompt to someone else's program; a state file is read whole and of the
 right shape, or not at all, and written aside and renamed, so nobody reads
 half of one; a lock file makes sure two kernels never start two servers;
-the folder is the user's own (0700) and every file in it private (0600),
+the folder is the user's own (``0o700``) and every file in it private (``0o600``),
 whatever the umask.
 
 Cost: a few system calls each.
@@ -46,7 +46,7 @@ class _Paths:
 
 
 def private_dir(path: Path) -> Path:
-    """A folder only this user may enter: made 0700 (or closed again to it); another user's is refused."""
+    """A folder only this user may enter: made ``0o700`` (or closed again to it); another user's is refused."""
     path.mkdir(parents=True, exist_ok=True, mode=0o700)
     info = path.stat()
     if hasattr(os, "getuid") and info.st_uid != os.getuid():
@@ -63,7 +63,7 @@ def _private(file: str, flags: int) -> int:
 
 
 def private_open(path: Path, mode: str = "ab"):
-    """Open a file of the server folder for writing, readable by this user only (0600)."""
+    """Open a file of the server folder for writing, readable by this user only (``0o600``)."""
     private_dir(path.parent)
     return open(path, mode, opener=_private)
 

@@ -292,7 +292,7 @@ def _opensearch_queries():
 
 def opensearch(setting: Tuned, question: str = QUESTION, *, vector=None, index: str = "docs", size: int = 5,
                pipeline: str = "rungs-hybrid") -> dict:
-    """``index``, ``pipeline`` (PUT _search/pipeline/<name>), ``search``, ``params``, ``notes`` for OpenSearch 2.19+."""
+    """``index``, ``pipeline`` (PUT _search/pipeline/<name>), ``search``, ``params``, ``notes`` for OpenSearch ``2.19`` and later."""
     dsl = _client("opensearchpy")
     from opensearchpy.helpers.field import Keyword, KnnVector, Text
 

@@ -1,8 +1,8 @@
 """BM25 over your folder, loaded rather than rebuilt: every passage's words, counted once, as sparse matrices.
 
 What it is for: a ``search`` command is one query in a fresh process. Building
-N1's index there means cutting every passage into words again — 1.9 s on a
-folder of 2,300 passages, every time. Instead, ``index`` counts each
+N1's index there means cutting every passage into words again, every time,
+at a cost that grows with the folder (seconds for a few thousand passages). Instead, ``index`` counts each
 passage's words once, when it stores the passage (``store.words_of``), and at
 the end of the run writes them as one page × word count matrix per field
 (``index.sqlite.bm25.npz``, beside the database); a search loads that file

@@ -2,7 +2,7 @@
 
 What it is for: a learner runs ``python -m rungs index FOLDER`` and must see,
 in a few lines, what is now searchable and what is not, and why — on a folder
-of five files or of five thousand. ``str(report)`` is the summary: counts,
+of a few files or of thousands. ``str(report)`` is the summary: counts,
 then each kind of news (added, not indexed for one reason, the same content
 as another file, boilerplate left out, a warning about a file's text) with
 its first few names; ``report.full()`` lists every file, and the command line

@@ -8,7 +8,7 @@ indexed »), and how much was dropped as boilerplate.
 
 Decoding (``decode``): strict UTF-8 first (a BOM allowed), and only if that
 fails a detector (charset-normalizer) restricted to the Western encodings
-French text is written in (Windows-1252, ISO-8859-15). Unrestricted, the
+French text is written in (``Windows-1252``, ``ISO-8859-15``). Unrestricted, the
 detector read short French files as Central-European or even Big5; the
 restriction was chosen after seeing those results on the benchmark folder's
 files (``benchmarks/README.md``), and the UTF-8 step is required (restricted
@@ -157,8 +157,9 @@ CONTENTS_SHARE = 0.25
 def contents_like(text: str) -> bool:
     """Is this page a table of contents (or a back-of-book index) laid out with dot leaders?
 
-    The share was measured on the benchmark folder's PDF pages: at 0.25 it flags 48 of 928, all of
-    them contents, lists of tables or index pages by inspection (chosen after seeing them).
+    The share was chosen on the benchmark folder's PDF pages: at 0.25, every page it flagged was a
+    contents page, a list of tables or an index page by inspection (chosen after seeing them; the
+    counts were not kept in a results file).
     """
     lines = [line for line in text.split("\n") if line.strip()]
     leaders = sum(1 for line in lines if _LEADER.search(line[-80:]))
