@@ -142,6 +142,7 @@ sorted({h["page"] for h in hits if h["path"] == "reglement-interieur.pdf"})""",
 
 HOLIDAYS = "Combien de vacances ai-je par an ?"   # how much holiday do I get a year?
 HOLIDAYS_PAGE = "conges/conges-payes.pdf"
+_KEPT: list = []   # the temporary directory of the index below, kept alive as long as the index is
 
 
 @cache
@@ -150,8 +151,9 @@ def _folder_hybrid():
 
     from ..yours.index import index_folder
 
-    where = Path(tempfile.mkdtemp(prefix="rungs-n07-")) / "index.sqlite"   # outside the folder: it stays as shipped
-    return index_folder(_folder(), index=where).retriever("hybrid")
+    # Outside the folder, so that it stays as shipped; the directory goes when the process ends.
+    _KEPT.append(tempfile.TemporaryDirectory(prefix="rungs-n07-"))
+    return index_folder(_folder(), index=Path(_KEPT[-1].name) / "index.sqlite").retriever("hybrid")
 
 
 def _first_at(weight: float) -> bool:
