@@ -1,4 +1,4 @@
-"""Exercises of the tuning lab (notebook 06): a metric by hand, one knob at a time, how many questions a test needs.
+"""Exercises of the tuning lab (notebook 06): metrics by hand, one knob at a time, the protocol on it, how many questions a test needs.
 
 Each check recomputes the truth with ``rungs`` (the encoder is loaded only by the exercise that needs it).
 """
@@ -62,6 +62,47 @@ assert abs(answer - ev.average_precision(ranking, q["relevant"])) < 1e-12""",
 )
 
 
+# ---------------------------------------------------------------- recall at a cut
+
+RECALL_AT = 2
+
+
+def _recall_at() -> float:
+    from ..lab.metrics import recall
+
+    _, questions, index, _ = _handbook()
+    q = next(q for q in questions if q["id"] == "q014")
+    return recall(index.search(q["question"], limit=5), q["relevant"], RECALL_AT)
+
+
+def _judge_recall_at(answer):
+    from ..lab.metrics import precision
+
+    answer, truth = _number(answer), _recall_at()
+    if abs(answer - truth) <= 0.001:
+        return True, (f"of the relevant pages (grade 1 counts too), the share in the first {RECALL_AT}: "
+                      "recall counts what was found among all there is to find")
+    _, questions, index, _ = _handbook()
+    q = next(q for q in questions if q["id"] == "q014")
+    if abs(answer - precision(index.search(q["question"], limit=5), q["relevant"], RECALL_AT)) <= 0.001:
+        return False, f"that is precision@{RECALL_AT}: the share of the first {RECALL_AT} that is relevant"
+    return False, f"count the relevant pages in the first {RECALL_AT}, divide by the number of relevant pages"
+
+
+RECALL_AT_2 = Exercise(
+    name="recall_at_2",
+    question=f"The recall@{RECALL_AT} of the q014 ranking of section 1.",
+    judge=_judge_recall_at,
+    hint_text="q['relevant'] holds two pages; how many of them are in the ranking's first two?",
+    solution_code="""
+# conge-enfant-malade at rank 1 is in the first two, don-de-jours at rank 3 is not
+answer = 1 / 2
+assert abs(answer - ev.recall(ranking, q["relevant"], 2)) < 1e-12""",
+    solution_value=_recall_at,
+    wrong_answers=[1.0, 0.0, 0.25],
+)
+
+
 # ---------------------------------------------------------------- 2 · one knob at a time
 
 K1_VALUES = [1.2, 0.0, 0.3, 0.6, 0.9, 1.5, 2.0, 3.0, 5.0, 8.0, 12.0, 20.0, 50.0]
@@ -84,10 +125,8 @@ def _judge_k1_alone(answer):
     answer = _number(answer)
     truth = _k1_alone()
     if answer == truth:
-        return True, ("with b = 0.75 a moderate k1 is best; with b = 0.25 the sweep preferred a large one: "
-                      "the knobs interact, so the best k1 depends on where b is")
-    if answer == 12.0:
-        return False, "12 is the best with b = 0.25 and title 3; fix b = 0.75 and title = 1 and sweep k1 alone"
+        return True, ("with b = 0.75 a moderate k1 is best, where the full sweep's best, with b at its bottom, has a "
+                      "larger one: the knobs interact, so the best k1 depends on where b is")
     if answer == 1.2:
         return False, "1.2 is the default; does the sweep of k1 alone, at b = 0.75 and title 1, agree?"
     return False, "sweep k1 over the section-3 list with b = 0.75 and title weight 1, on the development half, by MRR"
@@ -104,6 +143,49 @@ alone = tuning.sweep({"k1": grid["k1"]}, lambda t, k1: run(t, k1=k1, b=0.75, tit
 alone.sort_values("MRR", ascending=False, kind="stable").iloc[0]["k1"]""",
     solution_value=_k1_alone,
     wrong_answers=[12.0, 1.2, 50.0],
+)
+
+
+# ---------------------------------------------------------------- the protocol on one knob
+
+@cache
+def _k1_choice() -> dict:
+    from ..lab.tuning import choose
+
+    _, questions, _, fast = _handbook()
+
+    def run(question, k1):
+        return fast.search(question, limit=10, explain=False, k1=k1, b=0.75, weights={"title": 1.0, "body": 1.0})
+
+    return choose({"k1": K1_VALUES}, run, questions, default={"k1": 1.2}, metric="MRR", final=False)
+
+
+def _judge_k1_out_of_fold(answer):
+    answer, choice = _number(answer), _k1_choice()
+    cv = choice["cv"]
+    if abs(answer - cv["gain"]) <= 0.0005:
+        held = "the default holds" if choice["kept_default"] else "the default gives way"
+        return True, (f"out of fold, « take the best k1 » buys {cv['gain']:+.3f} MRR (p = {cv['p']:.3f}): {held}, "
+                      f"though the sweep's own best is k1 = {choice['sweep_best']['k1']:g}")
+    if abs(answer - -cv["gain"]) <= 0.0005:
+        return False, "the sign: the gain is the chosen setting's MRR minus the default's"
+    return False, "tuning.choose(...)['cv']['gain'], with final=False: the decision needs no final half"
+
+
+K1_OUT_OF_FOLD = Exercise(
+    name="k1_out_of_fold",
+    question="Run the protocol on k1 alone (b = 0.75, title weight 1, default k1 = 1.2): what out-of-fold MRR gain "
+             "does « take the sweep's best k1 » buy?",
+    judge=_judge_k1_out_of_fold,
+    hint_text=("tuning.choose({'k1': grid['k1']}, lambda t, k1: run(t, k1=k1, b=0.75, title=1), questions, "
+               "default={'k1': 1.2}, metric='MRR', final=False), then its ['cv']['gain']."),
+    solution_code="""
+alone = tuning.choose({"k1": grid["k1"]}, lambda t, k1: run(t, k1=k1, b=0.75, title=1), questions,
+                      default={"k1": 1.2}, metric="MRR", final=False)
+print(alone["sweep_best"], alone["best"], alone["cv"]["p"])
+answer = alone["cv"]["gain"]""",
+    solution_value=lambda: _k1_choice()["cv"]["gain"],
+    wrong_answers=[lambda: -_k1_choice()["cv"]["gain"] if abs(_k1_choice()["cv"]["gain"]) > 0.001 else 1.0, 0.06, 0.0],
 )
 
 
@@ -152,4 +234,4 @@ ev.questions_needed(test["diff"], test["sd"])""",
 )
 
 
-EXERCISES = {ex.name: ex for ex in (AVERAGE_PRECISION, K1_ALONE, FUSION_NEEDED)}
+EXERCISES = {ex.name: ex for ex in (AVERAGE_PRECISION, RECALL_AT_2, K1_ALONE, K1_OUT_OF_FOLD, FUSION_NEEDED)}

@@ -1,7 +1,7 @@
-"""Exercises of notebook 08 (why search engines are fast): what MaxScore may skip, what shards change, RRF's k elsewhere.
+"""Exercises of notebook 08 (why search engines are fast): an impact, what MaxScore may skip, what shards change, RRF's k elsewhere.
 
-Each check recomputes the truth with ``rungs`` itself: the frozen impacts and MaxScore for the first two,
-``rungs.engine.shards`` for the third, ``rungs.hybrid.rrf`` for the fourth. No encoder, no model.
+Each check recomputes the truth with ``rungs`` itself: the frozen impacts and MaxScore for the first three,
+``rungs.engine.shards`` for the fourth, ``rungs.hybrid.rrf`` for the fifth. No encoder, no model.
 """
 
 from __future__ import annotations
@@ -28,6 +28,46 @@ def _frozen():
     from ..engine import impacts
 
     return impacts.freeze(_handbook()[2])
+
+
+# ---------------------------------------------------------------- reading a posting list
+
+IMPACT_WORD, IMPACT_PAGE = "conges", "conges-payes"
+
+
+def _impact() -> float:
+    frozen = _frozen()
+    return float(frozen.impacts[frozen.ids.index(IMPACT_PAGE), frozen.vocabulary[IMPACT_WORD]])
+
+
+def _judge_impact(answer):
+    from ..bm25 import idf
+
+    answer, truth, frozen = as_number(answer), _impact(), _frozen()
+    if math.isclose(answer, truth, abs_tol=5e-4):
+        return True, (f"{truth:.3f}: the finished contribution of « {IMPACT_WORD} » to {IMPACT_PAGE}, computed once at "
+                      "index time; a query holding the word adds it, nothing more")
+    if math.isclose(answer, float(frozen.upper[frozen.vocabulary[IMPACT_WORD]]), abs_tol=5e-4):
+        return False, "that is the word's largest impact over every page (section 2's bound), not this page's"
+    index = _handbook()[2]
+    if math.isclose(answer, idf(index.n_docs, len(index.postings[IMPACT_WORD])), abs_tol=5e-4):
+        return False, "that is the word's idf alone: the impact multiplies it by the saturated, normalised count"
+    return False, (f"the row of {IMPACT_PAGE} (frozen.ids.index) and the column of « {IMPACT_WORD} » "
+                   "(frozen.vocabulary) in frozen.impacts")
+
+
+IMPACT = Exercise(
+    name="impact",
+    question=f"In the handbook frozen with the defaults, the impact of « {IMPACT_WORD} » on {IMPACT_PAGE}.",
+    judge=_judge_impact,
+    hint_text="frozen.impacts is a sparse matrix, pages × words: index it with the page's row and the word's column.",
+    solution_code="""
+answer = frozen.impacts[frozen.ids.index("conges-payes"), frozen.vocabulary["conges"]]""",
+    solution_value=_impact,
+    wrong_answers=[lambda: float(_frozen().upper[_frozen().vocabulary[IMPACT_WORD]]), 0.0,
+                   lambda: float(_frozen().refreeze(k1=0.5).impacts[_frozen().ids.index(IMPACT_PAGE),
+                                                                    _frozen().vocabulary[IMPACT_WORD]])],
+)
 
 
 # ---------------------------------------------------------------- 1 · the bound
@@ -168,4 +208,4 @@ QDRANT_K = Exercise(
 )
 
 
-EXERCISES = {ex.name: ex for ex in (BOUND, SKIPPED, FIRST_CHANGED, QDRANT_K)}
+EXERCISES = {ex.name: ex for ex in (IMPACT, BOUND, SKIPPED, FIRST_CHANGED, QDRANT_K)}
