@@ -40,15 +40,18 @@ SHOWN_IN = (REPO / "README.md", REPO / "docs" / "instructor.md")
 MODEL_NOTEBOOKS = ("03_", "04_", "05_")
 
 
-def run_one(path: Path, timeout: int) -> dict:
+def run_one(path: Path, timeout: int, *, write: bool = False) -> dict:
+    """One notebook in a fresh kernel, cell by cell, timed; ``write``: save its outputs if it ran to the end
+    (``scripts/run_notebooks.py --times``: the committed outputs and their times from one run)."""
     import nbformat
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError, CellTimeoutError
 
     notebook = nbformat.read(path, as_version=4)
     code = [i for i, c in enumerate(notebook.cells) if c.cell_type == "code"]
+    # coalesce_streams: one print's pieces kept as one output, as a reader (and the prose guard) sees them.
     client = NotebookClient(notebook, timeout=timeout, kernel_name="python3", store_widget_state=False,
-                            resources={"metadata": {"path": str(path.parent)}})
+                            coalesce_streams=True, resources={"metadata": {"path": str(path.parent)}})
     per_cell, error = {}, None
     start = time.perf_counter()
     with client.setup_kernel():
@@ -64,6 +67,8 @@ def run_one(path: Path, timeout: int) -> dict:
                 break
             per_cell[index] = time.perf_counter() - t0
     total = time.perf_counter() - start
+    if write and error is None:
+        nbformat.write(notebook, path)
     slowest = max(per_cell, key=per_cell.get) if per_cell else None
     return {"notebook": path.name, "seconds": round(total, 1), "kernel_start": round(ready - start, 1),
             "cells": len(code), "slowest_cell": slowest,
@@ -127,15 +132,20 @@ def main(argv=None) -> int:
         rows.append(run_one(path, args.timeout))
         print(f"  {rows[-1]['seconds']} s" + (f"  ✗ {rows[-1]['error']}" if rows[-1]["error"] else ""),
               file=sys.stderr, flush=True)
+    return record(rows, args.out, tables=args.tables)
+
+
+def record(rows: list[dict], out: Path = RESULTS, *, tables: bool = False) -> int:
+    """Merge ``rows`` into the results file, print the table, and write it where it is shown if asked."""
     where = f"{os.cpu_count()} cores, Python {platform.python_version()}"
     for row in rows:
         row["measured"] = f"{time.strftime('%Y-%m-%d')}, {where}"  # each row its own: a partial run keeps the others'
-    every = merged(rows, args.out)
-    args.out.write_text(json.dumps({"rows": every}, indent=1) + "\n", encoding="utf-8")
+    every = merged(rows, out)
+    out.write_text(json.dumps({"rows": every}, indent=1) + "\n", encoding="utf-8")
     print(f"<!-- measured by benchmarks/notebook_times.py ({where}); each notebook in a fresh kernel, "
-          f"kernel start included; rows in {args.out.name} -->")
+          f"kernel start included; rows in {out.name} -->")
     print(table(every))
-    if args.tables:
+    if tables:
         write_tables(every)
     return 1 if any(r["error"] for r in rows) else 0
 

@@ -9,6 +9,7 @@ folder, as JupyterLab runs it.
 
     .venv/bin/python scripts/run_notebooks.py notebooks/00_full_text_search.ipynb …
     .venv/bin/python scripts/run_notebooks.py --all
+    .venv/bin/python scripts/run_notebooks.py --all --times   # and their times (benchmarks/notebook_times.py)
 
 A notebook whose run fails is not written: the error is printed and the
 committed file stays as it was.
@@ -59,13 +60,31 @@ def main(argv=None) -> int:
     p.add_argument("notebooks", nargs="*", type=Path)
     p.add_argument("--all", action="store_true", help="every notebook of notebooks/")
     p.add_argument("--timeout", type=int, default=900, help="seconds a cell may take (default 900)")
+    p.add_argument("--times", action="store_true", help="time each cell as benchmarks/notebook_times.py does, "
+                   "and write its results file and tables from this same run")
     args = p.parse_args(argv)
-    chosen = sorted((REPO / "notebooks").glob("[0-9][0-9]_*.ipynb")) if args.all else args.notebooks
+    chosen = lessons() if args.all else args.notebooks
     if not chosen:
         p.error("name notebooks, or --all")
     os.environ.update(conditions())  # before any kernel starts: a kernel inherits this environment
+    if args.times:  # one run gives both the committed outputs and the times an instructor plans with
+        sys.path.insert(0, str(REPO / "benchmarks"))
+        import notebook_times
+
+        rows = []
+        for path in chosen:
+            rows.append(notebook_times.run_one(path.resolve(), args.timeout, write=True))
+            print(f"{path.name}: {rows[-1]['seconds']} s" + (f", FAILED at {rows[-1]['error']}, not written"
+                                                             if rows[-1]["error"] else ", written"), flush=True)
+        return notebook_times.record(rows, tables=True)
     ok = [run(path.resolve(), args.timeout) for path in chosen]
     return 0 if all(ok) else 1
+
+
+def lessons() -> list[Path]:
+    """Every lesson of notebooks/, the primer (01a) included; a workshop's ``.new`` or ``.backup`` copies are not."""
+    return sorted(p for p in (REPO / "notebooks").glob("[0-9][0-9]*_*.ipynb")
+                  if not any(t in p.name for t in (".new", ".backup")))
 
 
 if __name__ == "__main__":
