@@ -283,6 +283,16 @@ def _facts_missing_at_cut() -> int:
     return sum(what_is_sent(q, passages[qid], **CUT)["facts_sent"] is False for qid, q in questions.items())
 
 
+def _solution_cut() -> int:
+    # The learner's way, through the sweep's rows (the check counts question by question, with what_is_sent).
+    from ..lab.sending import sweep
+
+    questions, passages, _ = _handbook()
+    rows = sweep(list(questions.values()), passages, [{"max_passages": 4, "max_chars": 1500}, CUT])
+    full, cut = rows[0]["per_question"], rows[1]["per_question"]
+    return sum(1 for qid in full if full[qid]["facts_sent"] and not cut[qid]["facts_sent"])
+
+
 def _judge_cut(answer):
     n, truth = _integer(answer), len(_facts_cut())
     if n == truth:
@@ -302,7 +312,7 @@ CUT_FACTS = Exercise(
     solution_code="""
 full, cut = rows[0]["per_question"], next(r for r in rows if r["max_chars"] == 400)["per_question"]
 sum(1 for qid in full if full[qid]["facts_sent"] and not cut[qid]["facts_sent"])""",
-    solution_value=lambda: len(_facts_cut()),
+    solution_value=lambda: _solution_cut(),
     wrong_answers=[_facts_missing_at_cut, 0, 155],
 )
 
