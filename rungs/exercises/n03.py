@@ -1,7 +1,8 @@
-"""Exercises of notebook 03 (answers with sources): the decoder, the marking rule, a citation that proves nothing.
+"""Exercises of notebook 03 (answers with sources): pointing, the mark, the three checks, the passage knobs, the decoder.
 
-Each check recomputes the truth with ``rungs`` — the decoder, ``rungs.lab.answers.score_answer``, the benchmark's log —
-and never calls a model.
+Each check recomputes the truth with ``rungs`` — the prompt's numbered sentences, ``rungs.lab.answers.score_answer``,
+the rung's checks run on a scripted reply, ``rungs.lab.sending`` over the judged questions, the decoder, the
+benchmark's log — and never calls a model.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import json
 from functools import cache
 from pathlib import Path
 
-from . import Exercise, as_integer as _integer, as_names as _names
+from . import AnswerShape, Exercise, as_integer as _integer, as_names as _names
 
 
 # ---------------------------------------------------------------- 1 · which replies does the decoder accept?
@@ -100,16 +101,16 @@ def _judge_missing(answer):
                       "right fact is not a right answer when the question's reference holds several")
     if given > truth:
         return False, "one of these is in the answer: score_answer folds case and accents, and reads « 5 jours »"
-    return False, "more than that is missing: print ev.score_answer(answer, q, [])['facts']"
+    return False, "more than that is missing: print answers.score_answer(answer, q, [])['facts']"
 
 
 MISSING_FACTS = Exercise(
     name="missing_facts",
     question="Which key facts of q011 does the answer « 5 jours par an » miss?",
     judge=_judge_missing,
-    hint_text="ev.score_answer('5 jours par an', by_qid['q011'], [])['facts'] maps each key fact to found or not.",
+    hint_text="answers.score_answer('5 jours par an', by_qid['q011'], [])['facts'] maps each key fact to found or not.",
     solution_code="""
-scored = ev.score_answer("5 jours par an", by_qid["q011"], [])
+scored = answers.score_answer("5 jours par an", by_qid["q011"], [])
 [fact for fact, found in scored["facts"].items() if not found]""",
     solution_value=_missing,
     wrong_answers=[["5 jours | cinq jours"], ["60 jours | soixante jours"], []],
@@ -163,4 +164,158 @@ sum(1 for (config, _), r in log.items() if config == "notebook 03" and r["answer
 )
 
 
-EXERCISES = {ex.name: ex for ex in (ACCEPTED_REPLIES, MISSING_FACTS, WRONG_BUT_WELL_CITED)}
+# ---------------------------------------------------------------- the core: point, pass the checks, turn the cut
+
+@cache
+def _handbook():
+    from ..hybrid import answer_retriever
+    from ..lab.handbook import load_pages, load_questions
+
+    pages = load_pages()
+    by_id = {p["id"]: p for p in pages}
+    retriever = answer_retriever(pages)  # the notebook's retriever: the same passages, the same prompt
+    questions = load_questions()
+    return {q["id"]: q for q in questions}, {q["id"]: [by_id[h.id] for h in retriever.search(q["question"], limit=4)]
+                                              for q in questions}, by_id
+
+
+@cache
+def _answering_sentences() -> tuple[int, ...]:
+    from .. import rag
+    from ..lab.answers import score_answer
+
+    questions, passages, _ = _handbook()
+    q = questions["q001"]
+    sent = rag.prepare_passages(passages["q001"])
+    return tuple(s["n"] for s in rag.sentences_for(q["question"], sent) if score_answer(s["text"], q, [])["correct"])
+
+
+def _judge_point(answer):
+    n, truth = _integer(answer), _answering_sentences()
+    if n in truth:
+        return True, ("that sentence states the key fact on its own: pointing at it is the whole answer, and code "
+                      "copies it word for word")
+    return False, "that sentence does not say how many days a month: read the numbered lines of the prompt again"
+
+
+POINT = Exercise(
+    name="point",
+    question="Which numbered sentence of q001's prompt answers the question on its own?",
+    judge=_judge_point,
+    hint_text="look for the sentence that holds « 2,5 jours »: its number is in square brackets at the start of its line.",
+    solution_code="""
+sentences = rag.sentences_for(q["question"], sent)
+[s["n"] for s in sentences if answers.score_answer(s["text"], q, [])["correct"]]""",
+    solution_value=lambda: _answering_sentences()[0],
+    wrong_answers=[4, 8, 0],
+)
+
+
+NIGHT = ("q016", ("horaires", "travail-de-nuit"))
+
+
+def _outcome(reply: dict) -> tuple[str, bool]:
+    """What the rung does with ``reply`` in the quoted mode for q016: refused (which check), or shown and marked."""
+    from .. import rag
+    from ..core.errors import RungsError
+    from ..lab.answers import score_answer
+    from ..model import ScriptedClient
+
+    questions, _, by_id = _handbook()
+    q = questions[NIGHT[0]]
+    text = json.dumps(reply, ensure_ascii=False)
+    try:  # the same reply twice: the repair round trip gets no better
+        d = rag.answer_with_details(q["question"], [by_id[i] for i in NIGHT[1]], ScriptedClient([text, text]),
+                                    mode="quoted", constrain=False)
+    except RungsError as err:
+        return f"refused ({type(err).__name__}: {err})", False
+    return f"shown: {d['answer']!r}", score_answer(d["answer"], q, d["sources"])["correct"]
+
+
+def _judge_passing(answer):
+    if not isinstance(answer, dict):
+        raise AnswerShape(f'give a dict like {{"answer": "…", "quotes": [{{"source": "…", "text": "…"}}]}}, '
+                          f"not {type(answer).__name__}")
+    said, right = _outcome(answer)
+    if said.startswith("refused"):
+        return False, f"the rung {said}: a quote must be the passage's own words, every figure in what it cites"
+    if not right:
+        return False, f"every check passed and the answer is still wrong ({said}): the mark caught what no check can"
+    return True, f"every check passed and the mark says right ({said})"
+
+
+PASSING_QUOTE = Exercise(
+    name="passing_quote",
+    question="Write a quoted-mode reply for q016 that the three checks accept and the mark calls right.",
+    judge=_judge_passing,
+    hint_text=("copy a few words of Travail de nuit or of Horaires exactly as the page writes them, and answer with a "
+               "figure those words hold: the night shift at Corbas starts at 21 h."),
+    solution_code="""
+answer = {"answer": "À 21 h.", "quotes": [{"source": "travail-de-nuit", "text": "entre 21 h et 6 h"}]}""",
+    solution_value=lambda: {"answer": "À 21 h.", "quotes": [{"source": "travail-de-nuit", "text": "entre 21 h et 6 h"}]},
+    wrong_answers=[{"answer": "À 21 h.", "quotes": [{"source": "travail-de-nuit", "text": "l'équipe de nuit commence à 21 h"}]},
+                   {"answer": "À 12 h 30.", "quotes": [{"source": "horaires", "text": "après-midi (12 h 30 – 20 h)"}]},
+                   {"answer": "À 21 h.", "quotes": [{"source": "planning-corbas", "text": "nuit (21 h – 4 h 30)"}]}],
+)
+
+
+CUT = {"max_passages": 4, "max_chars": 400}
+
+
+@cache
+def _facts_cut() -> list[str]:
+    from ..lab.sending import what_is_sent
+
+    questions, passages, _ = _handbook()
+    lost = []
+    for qid, q in questions.items():
+        full, cut = (what_is_sent(q, passages[qid], **setting) for setting in ({"max_passages": 4}, CUT))
+        if full["facts_sent"] and not cut["facts_sent"]:
+            lost.append(qid)
+    return lost
+
+
+@cache
+def _facts_missing_at_cut() -> int:
+    from ..lab.sending import what_is_sent
+
+    questions, passages, _ = _handbook()
+    return sum(what_is_sent(q, passages[qid], **CUT)["facts_sent"] is False for qid, q in questions.items())
+
+
+def _solution_cut() -> int:
+    # The learner's way, through the sweep's rows (the check counts question by question, with what_is_sent).
+    from ..lab.sending import sweep
+
+    questions, passages, _ = _handbook()
+    rows = sweep(list(questions.values()), passages, [{"max_passages": 4, "max_chars": 1500}, CUT])
+    full, cut = rows[0]["per_question"], rows[1]["per_question"]
+    return sum(1 for qid in full if full[qid]["facts_sent"] and not cut[qid]["facts_sent"])
+
+
+def _judge_cut(answer):
+    n, truth = _integer(answer), len(_facts_cut())
+    if n == truth:
+        return True, ("on each of these the model read every key fact at the default cut and can no longer read one "
+                      "at 400 characters: it cannot be right about what it is not sent")
+    if n == _facts_missing_at_cut():
+        return False, "that counts the questions already missing a key fact at 1,500: keep those held at 1,500 only"
+    return False, "compare, question by question, facts_sent at the default cut and at max_chars=400"
+
+
+CUT_FACTS = Exercise(
+    name="cut_facts",
+    question="On how many questions does cutting passages at 400 characters lose a key fact the default cut sent?",
+    judge=_judge_cut,
+    hint_text=("the rows of sending.sweep keep per_question: a question counts when facts_sent is True in the "
+               "default row and False in the row cut at 400."),
+    solution_code="""
+full, cut = rows[0]["per_question"], next(r for r in rows if r["max_chars"] == 400)["per_question"]
+sum(1 for qid in full if full[qid]["facts_sent"] and not cut[qid]["facts_sent"])""",
+    solution_value=lambda: _solution_cut(),
+    wrong_answers=[_facts_missing_at_cut, 0, 155],
+)
+
+
+EXERCISES = {ex.name: ex for ex in (POINT, MISSING_FACTS, PASSING_QUOTE, CUT_FACTS, ACCEPTED_REPLIES,
+                                    WRONG_BUT_WELL_CITED)}
