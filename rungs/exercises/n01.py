@@ -175,10 +175,10 @@ def _judge_all(answer):
     best = [page for page, grade in q["judged"].items() if grade == 2]
     if not best:
         return False, f"{q['id']} has no page that answers it (an unanswerable question): pick another"
-    index = _index(stopwords=True)
+    index = _index()  # the core's index: every word counts, « de » and « que » included
     ids = [h.id for h in index.search(q["question"], match="all")]
     if any(page in ids for page in best):
-        return True, (f"{q['id']}: every word of it, stop words dropped, is on {[p for p in best if p in ids][0]}, "
+        return True, (f"{q['id']}: every word of it is on {[p for p in best if p in ids][0]}, "
                       "which match='all' keeps in the top 5")
     missing = [w for w in index.query_words(q["question"])
                if not any(page in index.postings.get(w, {}) for page in best)]
@@ -281,19 +281,18 @@ answer = 5.0""",
     "all_words": Exercise(
         name="all_words",
         question="Find a handbook question (its id) whose answering page stays in the top 5 with match='all' "
-                 "on the stop-word index.",
+                 "on the plain index.",
         judge=_judge_all,
-        hint_text="match='all' needs every word of the question, stop words dropped, on the page: look for short "
-                  "questions, without « combien » (how many) or a verb the page does not use; or loop over them all.",
+        hint_text="match='all' needs every word of the question on the page: look for short questions, without "
+                  "« combien » (how many) or a verb the page does not use; or loop over them all (few pass).",
         solution_code="""
 from rungs.lab.handbook import load_questions
 
-stops = bm25.build_index(pages, stopwords=True)
 for q in load_questions():
     best = [p for p, g in q["judged"].items() if g == 2]
-    if best and any(h.id in best for h in stops.search(q["question"], match="all")):
+    if best and any(h.id in best for h in index.search(q["question"], match="all")):
         print(q["id"], q["question"], "|", q["english"])
-answer = "q007"   # any id the loop prints""",
+answer = "q023"   # any id the loop prints""",
         solution_value=_solution_all,
         wrong_answers=["q001", "q022", "q999"],
     ),
