@@ -1,6 +1,8 @@
-"""Exercises of notebook 04 (typed decisions): a probability and its coverage from logprobs, the validator's issues.
+"""Exercises of notebook 04 (typed decisions): the validator's issues, a probability and its coverage from logprobs,
+the support check's threshold turned over the benchmark's stored scores.
 
-Each check recomputes the truth with ``rungs.decide`` (``distribution``, ``conform``) and never calls a model.
+Each check recomputes the truth with ``rungs.decide`` (``distribution``, ``conform``) or ``rungs.lab.judges``
+(``stored_support``, ``threshold_table``) and never calls a model.
 """
 
 from __future__ import annotations
@@ -138,4 +140,85 @@ len(issues)""",
 )
 
 
-EXERCISES = {ex.name: ex for ex in (P_OUI, COVERAGE, CONFORM_ISSUES)}
+# ---------------------------------------------------------------- 4 · what a reader without a flag can trust
+
+def _row(threshold: float) -> dict:
+    from ..lab.judges import stored_support, threshold_table
+
+    return threshold_table(stored_support(), (threshold,))[0]
+
+
+def _kept_wrong_share() -> float:
+    row = _row(0.5)
+    return row["wrong_kept"] / row["kept"]
+
+
+def _judge_kept(answer):
+    answer, truth = _fraction(answer), _kept_wrong_share()
+    row = _row(0.5)
+    if abs(answer - truth) <= 0.005:
+        return True, (f"{row['wrong_kept']} of the {row['kept']} answers shown without a flag are wrong, against "
+                      f"{row['wrong']} of {row['wrong'] + row['right']} before the check: no flag is not a guarantee")
+    if abs(answer - row["wrong"] / (row["wrong"] + row["right"])) <= 0.005:
+        return False, "that is the share wrong among all checked answers, before any flag: keep only the unflagged"
+    if row["flagged"] and abs(answer - row["caught"] / row["flagged"]) <= 0.005:
+        return False, "that is the share wrong among the flagged answers (the precision); the question asks about the others"
+    if abs(answer - row["wrong_kept"] / row["wrong"]) <= 0.005:
+        return False, "that is the share of the wrong answers that slipped through; divide by the answers kept instead"
+    return False, "wrong answers kept ÷ answers kept, at threshold 0.5"
+
+
+KEPT_WRONG = Exercise(
+    name="kept_wrong",
+    question="At threshold 0.5, what share of the answers shown without a flag are wrong (to 2 decimals)?",
+    judge=_judge_kept,
+    hint_text="in the row of threshold 0.5: wrong_kept ÷ kept. Compare it with the share wrong before the check.",
+    solution_code="""
+row = judges.threshold_table(judges.stored_support(), [0.5])[0]
+answer = round(row["wrong_kept"] / row["kept"], 2)""",
+    solution_value=lambda: round(_kept_wrong_share(), 2),
+    wrong_answers=[lambda: round(_row(0.5)["wrong"] / (_row(0.5)["wrong"] + _row(0.5)["right"]), 2),
+                   lambda: round(_row(0.5)["caught"] / _row(0.5)["flagged"], 2), 0.0],
+)
+
+
+# ---------------------------------------------------------------- 5 · a threshold that catches most
+
+RECALL_WANTED = 0.8
+
+
+def _lowest_for_recall() -> float:
+    from ..lab.judges import stored_support, threshold_table
+
+    table = threshold_table(stored_support(), [i / 100 for i in range(101)])
+    return next(r["threshold"] for r in table if r["recall"] is not None and r["recall"] >= RECALL_WANTED)
+
+
+def _judge_recall(answer):
+    answer = _fraction(answer)
+    row, lowest = _row(answer), _lowest_for_recall()
+    if row["recall"] is None or row["recall"] < RECALL_WANTED:
+        return False, (f"at {answer:g} the check catches {row['caught']} of the {row['wrong']} wrong answers: "
+                       f"fewer than {RECALL_WANTED:.0%}; raise it")
+    if answer > lowest + 0.01 + 1e-9:
+        return False, (f"at {answer:g} it catches {row['caught']} of {row['wrong']}, but a lower threshold does too, "
+                       "with fewer right answers flagged: lower it in steps of 0.01")
+    return True, (f"at {answer:g} it catches {row['caught']} of the {row['wrong']} wrong answers and flags "
+                  f"{row['false_alarms']} of the {row['right']} right ones: most of what it catches is a false alarm")
+
+
+RECALL_80 = Exercise(
+    name="recall_80",
+    question=(f"The lowest threshold (in steps of 0.01) at which the check catches at least {RECALL_WANTED:.0%} "
+              "of the wrong answers."),
+    judge=_judge_recall,
+    hint_text="judges.threshold_table(rows, [i / 100 for i in range(101)]): the first row whose recall reaches 0.8.",
+    solution_code="""
+table = judges.threshold_table(judges.stored_support(), [i / 100 for i in range(101)])
+answer = next(r["threshold"] for r in table if r["recall"] >= 0.8)""",
+    solution_value=_lowest_for_recall,
+    wrong_answers=[0.5, 0.3, 1.0],
+)
+
+
+EXERCISES = {ex.name: ex for ex in (CONFORM_ISSUES, P_OUI, COVERAGE, KEPT_WRONG, RECALL_80)}

@@ -1,6 +1,8 @@
-"""Exercises of notebook 05 (the research loop): the citation check as a reader meets it, the gather's share.
+"""Exercises of notebook 05 (the research loop): the citation check as a reader meets it, the gather's share,
+the fusion constant that decides which pages are read.
 
-Each check recomputes the truth with ``rungs.research`` (``check_citations``, ``GATHER_SHARE``) and never calls a model.
+Each check recomputes the truth with ``rungs.research`` (``check_citations``, ``GATHER_SHARE``) or
+``rungs.hybrid.rrf`` (the fusion the loop uses) and never calls a model.
 """
 
 from __future__ import annotations
@@ -118,4 +120,49 @@ research.GATHER_SHARE * 2000""",
 )
 
 
-EXERCISES = {ex.name: ex for ex in (READER_SEES, CITED_NUMBERS, GATHER_TOKENS)}
+# ---------------------------------------------------------------- 4 · agreement against a winner
+
+#: Two queries' rankings: « agreed » is 4th in one and 2nd in the other; « winner » is first in one only.
+FUSED = {"first query": ["winner", "x1", "x2", "agreed"], "second query": ["y1", "agreed", "y2", "y3"]}
+
+
+def _agreed_first(k: float) -> bool:
+    from ..hybrid import rrf
+
+    return rrf(FUSED, k=k)[0].id == "agreed"
+
+
+def _smallest_k() -> int:
+    return next(k for k in range(0, 1001) if _agreed_first(k))
+
+
+def _judge_k(answer):
+    from . import as_integer
+
+    k = as_integer(answer)
+    if k < 0:
+        return False, "RRF's constant is 0 or more"
+    if not _agreed_first(k):
+        return False, f"at k = {k} the page first in one list still leads: 1/(k+1) beats 1/(k+4) + 1/(k+2); raise k"
+    if k > 0 and _agreed_first(k - 1):
+        return False, f"at k = {k} agreement wins, but it already does at k = {k - 1}: the question asks for the smallest"
+    return True, (f"from k = {k}, being found 4th and 2nd outscores being found first once: the default of 60 is far "
+                  "past that point, so agreement between queries decides which pages are read")
+
+
+RRF_K = Exercise(
+    name="rrf_k",
+    question=("Two queries' rankings: page « agreed » is 4th in one and 2nd in the other, « winner » first in one only. "
+              "The smallest whole k at which RRF puts « agreed » first."),
+    judge=_judge_k,
+    hint_text=("hybrid.rrf({'first query': [...], 'second query': [...]}, k=k)[0].id for k = 0, 1, 2, …; "
+               "or solve 1/(k+4) + 1/(k+2) > 1/(k+1) by hand."),
+    solution_code="""
+lists = {"first query": ["winner", "x1", "x2", "agreed"], "second query": ["y1", "agreed", "y2", "y3"]}
+answer = next(k for k in range(100) if hybrid.rrf(lists, k=k)[0].id == "agreed")""",
+    solution_value=_smallest_k,
+    wrong_answers=[0, 60, 2],
+)
+
+
+EXERCISES = {ex.name: ex for ex in (READER_SEES, CITED_NUMBERS, GATHER_TOKENS, RRF_K)}

@@ -8,15 +8,23 @@ answered through the logprobs backend of ``rungs.decide.ask``, and both report
 when the model was not sure enough to answer instead of inventing a value.
 
 How far to trust them is measured, not assumed: ``benchmarks/bench_answers.py``
-reports their agreement with the rule and with a careful reading.
+reports their agreement with the rule and with a careful reading. The support
+check's threshold is a knob, and the benchmark's log keeps every P(oui):
+``stored_support`` reads those scores back and ``threshold_table`` turns the
+knob over them, with no model (taught in notebook 04, section 4).
 
-Cost: one short model call (one token of answer) per judgement.
+Cost: one short model call (one token of answer) per judgement; the table, a
+pass over the stored answers per threshold.
 """
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterable, Mapping
+
+from ..core import paths
 from ..core.documents import check_documents, passage_text
-from ..core.errors import check_int, check_number, check_query, check_text
+from ..core.errors import BadArgument, check_int, check_number, check_query, check_text
 from ..decide import MAX_STATE_CHARS, ask
 
 #: N4 checking N3: one yes/no question about an answer and the passages it cites.
@@ -75,3 +83,57 @@ def matches_reference(question: str, answer: str, reference: str, client=None, *
     out = ask(state, {"same": SAME_AS_REFERENCE}, client, backend="logprobs")["answers"]["same"]
     p = out.get("p")
     return {"p": p, "same": None if p is None else p >= threshold, "trusted": out["trusted"], "note": out.get("note", "")}
+
+
+#: The thresholds notebook 04 turns the support check over (0.5 is the shipped one).
+THRESHOLDS = (0.3, 0.4, 0.45, 0.5, 0.55, 0.6, 0.7)
+
+
+def stored_support(config: str = "notebook 03", path=None) -> list[dict]:
+    """The benchmark's support checks read back: one row per checked answer, ``{"id", "correct", "p"}``.
+
+    ``benchmarks/bench_answers.py`` appends the support check's line after the answer's own, so the
+    last line of each (configuration, question) is the one that counts. An answer the check could not
+    read (low coverage, ``p`` None) or that abstained is left out, as in the benchmark's own table.
+    """
+    file = paths.in_checkout("benchmarks", "results", "answers.jsonl", what="the answer benchmark's log") \
+        if path is None else path
+    last = {}
+    for line in file.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            row = json.loads(line)
+            last[row["config"], row["id"]] = row  # a later line replaces an earlier one: the support check's
+    rows = [{"id": r["id"], "correct": bool(r["correct"]), "p": r["support"]["p"]}
+            for (c, _), r in sorted(last.items()) if c == config and not r.get("abstained")
+            and (r.get("support") or {}).get("p") is not None]
+    if not rows:
+        raise BadArgument(f"no stored support check for configuration {config!r} in {file.name}: "
+                          "run benchmarks/bench_answers.py --only support first")
+    return rows
+
+
+def threshold_table(rows: Iterable[Mapping], thresholds: Iterable[float] = THRESHOLDS) -> list[dict]:
+    """The support check's threshold turned over stored scores: what each threshold flags, catches and costs.
+
+    ``rows`` are ``{"correct": bool, "p": P(supported)}`` (``stored_support``). An answer is flagged
+    when ``p < threshold``, as ``support`` does. For each threshold: ``flagged``; ``caught``, the wrong
+    answers flagged, of ``wrong``; ``false_alarms``, the right answers flagged, of ``right``; ``kept``, the
+    answers shown without a flag, and ``wrong_kept`` among them. ``recall`` is caught / wrong (how much
+    of what is wrong the check finds), ``precision`` caught / flagged (how often a flag is deserved;
+    None when nothing is flagged). No model call: the scores are the benchmark's.
+    """
+    rows = [dict(r) for r in rows]
+    for r in rows:
+        check_number(r.get("p"), "a stored P(supported)", low=0.0, high=1.0)
+    wrong = sum(1 for r in rows if not r["correct"])
+    table = []
+    for t in thresholds:
+        t = check_number(t, "threshold", low=0.0, high=1.0)
+        flagged = [r for r in rows if r["p"] < t]  # the rule of ``support``: below the threshold is a flag
+        caught = sum(1 for r in flagged if not r["correct"])
+        table.append({"threshold": t, "flagged": len(flagged), "caught": caught, "wrong": wrong,
+                      "false_alarms": len(flagged) - caught, "right": len(rows) - wrong,
+                      "kept": len(rows) - len(flagged), "wrong_kept": wrong - caught,
+                      "recall": caught / wrong if wrong else None,
+                      "precision": caught / len(flagged) if flagged else None})
+    return table
