@@ -49,6 +49,14 @@ def _worse(score_a, rank_a, score_b, rank_b):
 
 
 @njit(cache=True)
+def _swap(h_score, h_rank, h_page, i, j):
+    """Exchange two heap slots: a page's score, rank and number move together."""
+    h_score[i], h_score[j] = h_score[j], h_score[i]
+    h_rank[i], h_rank[j] = h_rank[j], h_rank[i]
+    h_page[i], h_page[j] = h_page[j], h_page[i]
+
+
+@njit(cache=True)
 def _sift_down(h_score, h_rank, h_page, size, i):
     while True:
         child = 2 * i + 1
@@ -59,9 +67,7 @@ def _sift_down(h_score, h_rank, h_page, size, i):
             child = right
         if not _worse(h_score[child], h_rank[child], h_score[i], h_rank[i]):
             return
-        h_score[i], h_score[child] = h_score[child], h_score[i]
-        h_rank[i], h_rank[child] = h_rank[child], h_rank[i]
-        h_page[i], h_page[child] = h_page[child], h_page[i]
+        _swap(h_score, h_rank, h_page, i, child)
         i = child
 
 
@@ -71,9 +77,7 @@ def _sift_up(h_score, h_rank, h_page, i):
         parent = (i - 1) // 2
         if not _worse(h_score[i], h_rank[i], h_score[parent], h_rank[parent]):
             return
-        h_score[i], h_score[parent] = h_score[parent], h_score[i]
-        h_rank[i], h_rank[parent] = h_rank[parent], h_rank[i]
-        h_page[i], h_page[parent] = h_page[parent], h_page[i]
+        _swap(h_score, h_rank, h_page, i, parent)
         i = parent
 
 
