@@ -25,6 +25,15 @@ gives it, defaults untouched), on the answerable questions:
 - **command time**: ``python -m rungs search QUESTION --rung R`` in a fresh process,
   median over ``--commands`` questions (what a learner waits for at a terminal).
 
+``--ask N`` (alone, it keeps every other result of ``--label``) indexes the folder the same way and
+times ``python -m rungs ask QUESTION`` in a fresh process (the default rung and mode, the bundled
+model on one thread, its server already started: starting it is once a session, not once a
+question) on N answerable questions spread over the file and one unanswerable, then on the
+bundled folder (``notebooks/data/my-documents``, the two questions of ``ask --help`` and one
+more; what ``ask --help`` quotes): the wall time,
+the model's seconds and the seconds before the first sentence, as ``ask`` prints them, and the
+answer's first line (timed, not marked: the marks are the handbook's, in « N3's modes »).
+
 ``--code DIR`` imports rungs from DIR instead of this checkout (``git archive COMMIT rungs
 | tar -x -C DIR`` gives an older one), so the same script measures before and after.
 Results are merged into ``benchmarks/results/folder.json`` under ``--label``.
@@ -40,6 +49,7 @@ for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import argparse  # noqa: E402
 import json  # noqa: E402
+import re  # noqa: E402
 import resource  # noqa: E402
 import shutil  # noqa: E402
 import statistics
@@ -121,6 +131,62 @@ def command_times(code: Path, index_path: Path, qs: list[dict], count: int) -> d
     return out
 
 
+def ask_times(code: Path, index_path: Path, qs: list[dict]) -> dict:
+    """``python -m rungs ask`` per question in a fresh process: wall, model and first-sentence seconds."""
+    env = {**os.environ, "PYTHONPATH": str(code), "XDG_CACHE_HOME": str(index_path.parent / "xdg")}
+    rows = []
+    for q in qs:
+        started = time.perf_counter()
+        done = subprocess.run([sys.executable, "-m", "rungs", "ask", q["question"], "--index", str(index_path)],
+                              env=env, capture_output=True, text=True, cwd=index_path.parent)
+        wall = time.perf_counter() - started
+        if done.returncode:
+            raise SystemExit(f"ask failed on {q['id']}: {done.stderr[-500:]}")
+        # ask's last line: « (… N model call(s), S s, F s before the first sentence) »
+        last = done.stdout.strip().splitlines()[-1]
+        said = re.search(r"(\d+) model call\(s\), ([\d.]+) s(?:, ([\d.]+) s before the first sentence)?", last)
+        answer = next((line[len("answer:"):].strip() for line in done.stdout.splitlines()
+                       if line.startswith("answer:")), "")
+        rows.append({"id": q["id"], "answerable": bool(q["judgments"]), "wall_s": round(wall, 1),
+                     "model_s": float(said.group(2)), "calls": int(said.group(1)),
+                     "first_sentence_s": float(said.group(3)) if said.group(3) else None, "answer": answer[:200]})
+        print(f"ask {q['id']}: {wall:.1f} s ({said.group(2)} s model)", flush=True)
+    walls = [r["wall_s"] for r in rows]
+    firsts = [r["first_sentence_s"] for r in rows if r["first_sentence_s"] is not None]
+    return {"median_s": round(statistics.median(walls), 1), "max_s": max(walls), "min_s": min(walls),
+            "model_median_s": round(statistics.median(r["model_s"] for r in rows), 1),
+            "first_sentence_median_s": round(statistics.median(firsts), 1) if firsts else None,
+            "runs": len(rows), "date": time.strftime("%Y-%m-%d"), "questions": rows}
+
+
+#: The bundled folder's questions for ``ask``: the two of ``ask --help`` and one more, each answered there.
+BUNDLED_QUESTIONS = [{"id": "help-1", "question": "Avant quelle date faut-il poser ses congés d'été ?", "judgments": 1},
+                     {"id": "help-2", "question": "Combien de jours de RTT ?", "judgments": 1},
+                     {"id": "taxi", "question": "Qui paie mon taxi ?", "judgments": 1}]
+
+
+def ask_only(code: Path, count: int) -> dict:
+    """Index each folder (reading and encoding), then time ``ask``: this folder's questions, the bundled one's."""
+    sys.path.insert(0, str(code))
+    from rungs.yours.index import index_folder
+
+    answerable = [q for q in questions() if q["judgments"]]
+    step = max(len(answerable) // count, 1)  # spread over the file: not its first few, all on one PDF
+    chosen = answerable[::step][:count] + [q for q in questions() if not q["judgments"]][:1]
+    out = {}
+    for name, source, qs in (("ask", FOLDER / "documents", chosen),
+                             ("ask_bundled", code / "notebooks" / "data" / "my-documents", BUNDLED_QUESTIONS)):
+        work = Path(tempfile.mkdtemp(prefix="rungs-folder-ask-"))
+        try:
+            shutil.copytree(source, work / "documents")
+            os.environ["XDG_CACHE_HOME"] = str(work / "xdg")
+            index_folder(work / "documents", index=work / "index.sqlite").close()
+            out[name] = ask_times(code, work / "index.sqlite", qs)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+    return out
+
+
 def run(label: str, code: Path, commands: int) -> dict:
     sys.path.insert(0, str(code))
     from rungs.yours.index import index_folder
@@ -190,6 +256,8 @@ def main() -> None:
     parser.add_argument("--label", default="after")
     parser.add_argument("--code", type=Path, default=HERE.parent, help="the folder holding the rungs package")
     parser.add_argument("--commands", type=int, default=5, help="questions timed as commands, per rung")
+    parser.add_argument("--ask", type=int, default=0, help="time `ask` on this many questions (and one "
+                        "unanswerable), keeping the label's other results")
     parser.add_argument("--out", type=Path, default=HERE / "results" / "folder.json")
     parser.add_argument("--table", action="store_true", help="print the tables of the results file and stop")
     args = parser.parse_args()
@@ -197,7 +265,11 @@ def main() -> None:
     if args.table:
         print(table(stored))
         return
-    stored[args.label] = run(args.label, args.code.resolve(), args.commands)
+    if args.ask:
+        stored.setdefault(args.label, {}).update(ask_only(args.code.resolve(), args.ask))
+    else:
+        stored[args.label] = {**run(args.label, args.code.resolve(), args.commands),
+                              **{k: v for k, v in stored.get(args.label, {}).items() if k.startswith("ask")}}
     args.out.write_text(json.dumps(stored, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     print(table(stored))
 

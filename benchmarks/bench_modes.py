@@ -168,6 +168,12 @@ def summarise(questions, pages_list, names=("free", "pointing", "pointing-lead",
         out["systems"][name] = {half: measures([m[q] for q in ids if q in m])
                                 for half, ids in (("decide", decide), ("report", report), ("all", decide + report))}
         out["systems"][name]["unsupported"] = {q: v["unsupported"] for q, v in m.items() if v["unsupported_shown"]}
+    if "free-now" in marks:  # seconds compare only on the same questions, the same machine, the same afternoon
+        same = sorted(marks["free-now"])
+        out["cost_same_questions"] = {
+            name: {"questions": len(same), **{k: measures([m[q] for q in same])[k]
+                                              for k in ("seconds_median", "tokens_in", "tokens_out")}}
+            for name, m in marks.items() if name != "free" and all(q in m for q in same)}
     for name in marks:
         if name not in ("free", "free-now") and "free" in marks:
             out["paired"][name] = {half: paired(marks["free"], marks[name], ids)
@@ -224,4 +230,11 @@ def markdown(out) -> str:
                 ph = "< 0.001" if t["p_holm"] < 0.001 else f"{t['p_holm']:.3f}"
                 lines.append(f"| {LABELS.get(key, key)} | {t['questions']} | {t['diff']:+.3f} | "
                              f"[{t['ci95'][0]:+.3f}, {t['ci95'][1]:+.3f}] | {p} | {ph} | {t['improved']} / {t['degraded']} |")
+    if out.get("cost_same_questions"):
+        cost = out["cost_same_questions"]
+        lines += [f"\n**cost on the same questions, the same machine, the same afternoon** (free-now's "
+                  f"{next(iter(cost.values()))['questions']} questions)\n", "| | " + " | ".join(cost) + " |",
+                  "| --- |" + " ---: |" * len(cost)]
+        for key in ("seconds_median", "tokens_in", "tokens_out"):
+            lines.append(f"| {LABELS[key]} | " + " | ".join(fmt(cost[n][key]) for n in cost) + " |")
     return "\n".join(lines)

@@ -217,3 +217,13 @@ def test_search_prints_the_snippet_section_and_page_of_every_hit(indexed, capsys
     code, out, _ = run(capsys, "search", "entretien préalable", "--index", str(indexed), "--rung", "bm25", "--limit", "1")
     said = out.splitlines()[2].split(" · ", 1)[1]
     assert "p. 3" in out.splitlines()[1] and "[entretien] [préalable]" in said and 12 < len(said.split()) <= 28
+
+
+def test_ask_help_states_the_time_the_benchmark_measured():
+    # `ask --help` quotes a wait: it must be the median bench_folder.py --ask committed, not a hope.
+    measured = json.loads((REPO / "benchmarks" / "results" / "folder.json").read_text(encoding="utf-8"))["after"]
+    assert cli.ASK_TIME == {"bundled": f"{round(measured['ask_bundled']['median_s'])} s",
+                            "folder": f"{round(measured['ask']['median_s'])} s",
+                            "measured": measured["ask_bundled"]["date"]}
+    shown = cli._parser("ask").format_help()
+    assert all(value in shown for value in cli.ASK_TIME.values())

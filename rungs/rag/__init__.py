@@ -68,8 +68,9 @@ MAX_QUESTION = 1000
 MAX_ATTEMPTS = 10  # each attempt is one more call, paid in seconds or in money
 NO_ANSWER = "je ne sais pas"
 MODES = ("pointing", "pointing-lead", "quoted", "free")
-# Not measurably more often right than the free answer on the deciding half (benchmarks/README.md, « N3's modes »):
-# chosen because every sentence it shows is copied from a cited passage and checked by code.
+# Chosen on the deciding half, where no mode was measurably better, because every sentence it shows is copied
+# from a cited passage and checked by code; on the reporting half it is behind the free answer, not measurably,
+# and says « je ne sais pas » far less where nothing answers (benchmarks/README.md, « N3's modes »).
 DEFAULT_MODE = "pointing-lead"
 MAX_SENTENCES = 3  # the pointing mode's answer: at most three sentences, copied
 

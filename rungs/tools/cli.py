@@ -26,8 +26,9 @@ from ..core.secrets import redact
 MAX_MB = 100_000
 
 EXAMPLES_INDEX = """\
-what it costs: reading (PDFs are the slow part: pypdf reads a few to a hundred pages a second) and
-encoding every passage for the vector leg (USE, one thread: about a hundred passages a second).
+what it costs: encoding every passage for the vector leg is the slow part (USE, one thread: about 15
+passages of 1,500 characters a second on benchmarks/folder, 3 minutes for its 2,448 passages); reading
+is quicker (PDFium: a few hundred pages a second). --no-vectors skips the encoding.
 Run it again after you change the folder: an unchanged file costs one stat, a changed one is read
 and encoded again, a removed one is removed. Interrupted (Ctrl-C), the previous index stays whole.
 
@@ -57,15 +58,17 @@ those words, checked (every figure in them must be in the sentences), and the se
 code. Every quote is printed with its file, page and a link that opens the file at that page, and
 the checks it passed. Nothing that answers: « je ne sais pas ».
 what it costs: one call to the model — the local one (starts once, ~3 GB of memory) or the one
-OPENAI_BASE_URL / RUNGS_MODEL name; reading the sentences is most of it: {seconds} on one thread
-for a question on notebooks/data/my-documents (measured {measured}), the answer shown as it comes.
+OPENAI_BASE_URL / RUNGS_MODEL name; reading the sentences is most of it: {bundled} at the median on
+one thread (the portable build) for a question on notebooks/data/my-documents, {folder} on
+benchmarks/folder (measured {measured}); a line says when the model starts reading.
 
 example:
   python -m rungs ask "Avant quelle date faut-il poser ses congés d'été ?"
   python -m rungs ask "Combien de jours de RTT ?" --mode quoted     # the model writes, and quotes
 """
-#: Measured: ``python -m rungs ask`` on the bundled folder, one thread (benchmarks/README.md, « ask »).
-ASK_TIME = {"seconds": "about 20 s", "measured": "2026-12-01"}
+#: Measured: ``python -m rungs ask`` in a fresh process, one thread, the server started (benchmarks/bench_folder.py
+#: --ask, results/folder.json « ask_bundled » and « ask »; benchmarks/README.md, « Your folder at real size »).
+ASK_TIME = {"bundled": "54 s", "folder": "40 s", "measured": "2026-12-01"}
 
 
 def _parser(command: str) -> argparse.ArgumentParser:
