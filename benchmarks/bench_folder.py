@@ -48,6 +48,7 @@ for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_name, "1")
 
 import argparse  # noqa: E402
+import contextlib  # noqa: E402
 import json  # noqa: E402
 import re  # noqa: E402
 import resource  # noqa: E402
@@ -131,6 +132,18 @@ def command_times(code: Path, index_path: Path, qs: list[dict], count: int) -> d
     return out
 
 
+@contextlib.contextmanager
+def copied(source: Path):
+    """A throwaway copy of ``source`` as ``WORK/documents`` (never the committed files), removed afterwards."""
+    work = Path(tempfile.mkdtemp(prefix="rungs-folder-"))
+    try:
+        shutil.copytree(source, work / "documents")
+        os.environ["XDG_CACHE_HOME"] = str(work / "xdg")  # « the last index » is noted there, not in yours
+        yield work
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def ask_times(code: Path, index_path: Path, qs: list[dict]) -> dict:
     """``python -m rungs ask`` per question in a fresh process: wall, model and first-sentence seconds."""
     env = {**os.environ, "PYTHONPATH": str(code), "XDG_CACHE_HOME": str(index_path.parent / "xdg")}
@@ -176,14 +189,9 @@ def ask_only(code: Path, count: int) -> dict:
     out = {}
     for name, source, qs in (("ask", FOLDER / "documents", chosen),
                              ("ask_bundled", code / "notebooks" / "data" / "my-documents", BUNDLED_QUESTIONS)):
-        work = Path(tempfile.mkdtemp(prefix="rungs-folder-ask-"))
-        try:
-            shutil.copytree(source, work / "documents")
-            os.environ["XDG_CACHE_HOME"] = str(work / "xdg")
+        with copied(source) as work:
             index_folder(work / "documents", index=work / "index.sqlite").close()
             out[name] = ask_times(code, work / "index.sqlite", qs)
-        finally:
-            shutil.rmtree(work, ignore_errors=True)
     return out
 
 
@@ -191,11 +199,8 @@ def run(label: str, code: Path, commands: int) -> dict:
     sys.path.insert(0, str(code))
     from rungs.yours.index import index_folder
 
-    work = Path(tempfile.mkdtemp(prefix="rungs-folder-"))
-    try:
+    with copied(FOLDER / "documents") as work:
         folder = work / "documents"
-        shutil.copytree(FOLDER / "documents", folder)
-        os.environ["XDG_CACHE_HOME"] = str(work / "xdg")  # « the last index » is noted there, not in yours
         started = time.perf_counter()
         index = index_folder(folder, index=work / "index.sqlite", vectors=False)  # reading alone
         reading = time.perf_counter() - started
@@ -217,8 +222,6 @@ def run(label: str, code: Path, commands: int) -> dict:
         index.close()
         result["commands"] = command_times(code, work / "index.sqlite", answerable, commands)
         return result
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
 
 
 def table(results: dict) -> str:

@@ -170,10 +170,10 @@ def summarise(questions, pages_list, names=("free", "pointing", "pointing-lead",
         out["systems"][name]["unsupported"] = {q: v["unsupported"] for q, v in m.items() if v["unsupported_shown"]}
     if "free-now" in marks:  # seconds compare only on the same questions, the same machine, the same afternoon
         same = sorted(marks["free-now"])
-        out["cost_same_questions"] = {
-            name: {"questions": len(same), **{k: measures([m[q] for q in same])[k]
-                                              for k in ("seconds_median", "tokens_in", "tokens_out")}}
-            for name, m in marks.items() if name != "free" and all(q in m for q in same)}
+        cost = {name: measures([m[q] for q in same]) for name, m in marks.items()
+                if name != "free" and all(q in m for q in same)}
+        out["cost_same_questions"] = {name: {"questions": len(same), **{k: c[k] for k in
+                                             ("seconds_median", "tokens_in", "tokens_out")}} for name, c in cost.items()}
     for name in marks:
         if name not in ("free", "free-now") and "free" in marks:
             out["paired"][name] = {half: paired(marks["free"], marks[name], ids)
