@@ -53,17 +53,20 @@ def main():
     questions = [x["question"] for x in load_questions() if x["kind"] == "lexical"][::15][:5]
     search = research.default_retriever(pages)
     for mode in ("quick", "research"):
-        seconds, calls, tokens, stages = [], [], [], {}
+        asker = research.Researcher(pages, retriever=search, mode=mode)  # the retriever is built once
+        seconds, calls, tokens, stages, statuses = [], [], [], {}, []
         for question in questions:
-            out = research.run(question, pages=pages, retriever=search, mode=mode)
-            seconds.append(out["seconds"])
-            calls.append(len(out["tokens"]["calls"]))
-            tokens.append(out["tokens"]["total"])
-            for stage, s in out["timings"].items():
+            out = asker.ask(question)  # an Answer: its cost counts every call, its trace the loop's stages
+            seconds.append(out.trace["seconds"])
+            calls.append(out.cost.calls)
+            tokens.append(out.cost.prompt_tokens + out.cost.output_tokens)
+            statuses.append(out.status.value)
+            for stage, s in out.trace["timings"].items():
                 stages.setdefault(stage, []).append(s)
         print(f"  {mode:<8} median {statistics.median(seconds):5.1f} s, {statistics.median(calls):.0f} calls, "
               f"{statistics.median(tokens):.0f} tokens per question; per stage (median s): "
-              + ", ".join(f"{k} {statistics.median(v):.1f}" for k, v in stages.items()))
+              + ", ".join(f"{k} {statistics.median(v):.1f}" for k, v in stages.items())
+              + "; " + ", ".join(f"{statuses.count(v)} {v}" for v in dict.fromkeys(statuses)))
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ from pathlib import Path
 from rungs import hybrid, rag
 from rungs.core.documents import passage_text
 from rungs.core.errors import RungsError
-from rungs.core.figures import unsupported
+from rungs.grounding.figures import unsupported
 from rungs.lab import answers, tuning
 from rungs.lab import metrics as evaluate
 

@@ -97,7 +97,7 @@ def main():
     p.add_argument("--threads", type=int, default=None, help="the server's threads (default: every core)")
     a = p.parse_args()
     work = questions_with_passages(a.questions)
-    port = processes._free_port()
+    port = processes.free_port()
     cmd = [sys.executable, "-m", "rungs.model", "serve", "--host", "127.0.0.1", "--port", str(port)]
     room = subprocess.Popen(cmd + (["--threads", str(a.threads)] if a.threads else []),
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=REPO)

@@ -37,10 +37,13 @@ import json
 import math
 import time
 from collections.abc import Mapping
+from dataclasses import dataclass
 
-from .core.errors import BadArgument, RungsError, _short, check_choice, check_client, check_int, check_number
+from .core.errors import BadArgument, RungsError, short_repr, check_choice, check_client, check_int, check_number
+from .grounding.answer import Cost
 from .core.documents import duplicates
-from .core.replies import NoAnswerObject, extract_answer_object
+from .grounding.logprobs import YES_NO, distribution
+from .grounding.replies import NoAnswerObject, extract_answer_object
 from .model import TruncatedCompletion, default_client
 
 TYPES = ("noul", "choice", "score")
@@ -68,6 +71,34 @@ class DecisionBudgetExhausted(DecisionError):
     """The model spent its whole token budget without writing the answer object."""
 
 
+@dataclass(frozen=True)
+class Decision:
+    """What N4 returns: the validated ``answers`` (question id → answer), the backend and model that gave
+    them, their ``Cost`` (calls, prompt tokens evaluated and reused, tokens written, seconds), whether a
+    repair round trip was needed, and every degradation in ``notes``."""
+
+    answers: dict
+    backend: str
+    model: str | None
+    cost: Cost
+    repaired: bool = False
+    notes: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        lines = [f"{qid}: {answer}" for qid, answer in self.answers.items()]
+        return "\n".join(lines + [f"note: {n}" for n in self.notes] +
+                         [f"{self.backend} backend{', repaired once' if self.repaired else ''} · {self.cost}"])
+
+    def _repr_pretty_(self, printer, cycle) -> None:  # IPython shows this, not the dataclass repr
+        printer.text(str(self))
+
+
+def _notes_of(result) -> list[str]:
+    """A client's notes (every degradation, in words); a result of one's own without them has none."""
+    notes = getattr(result, "notes", None)
+    return [str(n) for n in notes] if isinstance(notes, (list, tuple)) else []
+
+
 # ---------------------------------------------------------------- the questions
 
 def check_questions(questions: dict) -> dict:
@@ -78,12 +109,12 @@ def check_questions(questions: dict) -> dict:
     for qid, q in questions.items():
         # The reply is a JSON object: its keys are text, so an id 1 would never find its answer "1".
         if not isinstance(qid, str) or not qid.strip():
-            raise BadArgument(f"question id {_short(qid)} must be a non-empty string")
+            raise BadArgument(f"question id {short_repr(qid)} must be a non-empty string")
         if not isinstance(q, Mapping):
             raise BadArgument(f"question {qid!r} must be a dict with a type, instructions and criteria")
         kind = q.get("type")
         if kind not in TYPES:
-            raise BadArgument(f"question {qid!r}: unknown type {_short(kind)} (use one of {', '.join(TYPES)})")
+            raise BadArgument(f"question {qid!r}: unknown type {short_repr(kind)} (use one of {', '.join(TYPES)})")
         if not isinstance(q.get("instructions"), str) or not q["instructions"].strip():
             raise BadArgument(f"question {qid!r}: instructions are empty (or not text)")
         criteria = q.get("criteria")
@@ -208,6 +239,16 @@ def _contradicts(qid, choice, probs: dict[str, float], issues) -> bool:
     return False
 
 
+def _score_contradicts(qid, score, probs: dict[str, float], issues) -> bool:
+    """A written score must lie within one level of the mean level its own probabilities give."""
+    expected = _expected(probs)
+    if abs(score - expected) > 1 + 1e-9:
+        issues.append(f"{qid}: score {score:g} but its probabilities put the mean level at {expected:.2f}: "
+                      "the score must be within one level of what its probabilities say")
+        return True
+    return False
+
+
 def _expected(probs: dict[str, float]) -> float:
     """The mean level of a distribution over levels "0", "1", …"""
     return sum(int(level) * p for level, p in probs.items())
@@ -217,7 +258,7 @@ def _confidence(qid, raw, issues):
     if "confidence" not in raw:
         return None
     if not (_number(raw["confidence"]) and 0 <= raw["confidence"] <= 1):
-        issues.append(f"{qid}: confidence must be a number in [0, 1], got {_short(raw['confidence'])}")
+        issues.append(f"{qid}: confidence must be a number in [0, 1], got {short_repr(raw['confidence'])}")
     return raw["confidence"]
 
 
@@ -239,17 +280,17 @@ def conform(raw, questions: dict) -> tuple[dict, list[str]]:
             if isinstance(value, dict) and "p" in value:
                 value = value["p"]  # a common, harmless wrapping
             if not (_number(value) and 0 <= value <= 1):
-                issues.append(f"{qid}: a noul answer is a number in [0, 1], got {_short(value)}")
+                issues.append(f"{qid}: a noul answer is a number in [0, 1], got {short_repr(value)}")
             else:
                 answers[qid] = {"type": "noul", "p": float(value)}
             continue
         if not isinstance(value, dict):
-            issues.append(f"{qid}: a {q['type']} answer is an object, got {_short(value)}")
+            issues.append(f"{qid}: a {q['type']} answer is an object, got {short_repr(value)}")
             continue
         if q["type"] == "choice":
             keys = q["options"]
             if value.get("choice") not in keys:
-                issues.append(f"{qid}: choice {_short(value.get('choice'))} is not one of {keys}")
+                issues.append(f"{qid}: choice {short_repr(value.get('choice'))} is not one of {keys}")
             probs = _probs(qid, value.get("probs"), keys, issues, notes)
             confidence = _confidence(qid, value, issues)
             if probs is not None and value.get("choice") in keys and _contradicts(qid, value["choice"], probs, issues):
@@ -260,11 +301,12 @@ def conform(raw, questions: dict) -> tuple[dict, list[str]]:
             top = len(q["levels"]) - 1
             score = value.get("score")
             if not (_number(score) and 0 <= score <= top):
-                issues.append(f"{qid}: score must be a number in [0, {top}], got {_short(score)}")
+                issues.append(f"{qid}: score must be a number in [0, {top}], got {short_repr(score)}")
             keys = [str(i) for i in range(top + 1)]
             probs = _probs(qid, value.get("probs"), keys, issues, notes)
             confidence = _confidence(qid, value, issues)
-            if probs is not None and _number(score) and 0 <= score <= top:
+            if probs is not None and _number(score) and 0 <= score <= top and \
+                    not _score_contradicts(qid, score, probs, issues):
                 answers[qid] = {"type": "score", "score": float(score), "probs": probs, "confidence": confidence,
                                 "expected": _expected(probs)}
     if issues:
@@ -278,18 +320,16 @@ def conform(raw, questions: dict) -> tuple[dict, list[str]]:
 def _ask_chat(state, questions, client, max_tokens):
     messages = decision_messages(state, questions)
     schema = answer_schema(questions)
-    calls, tokens_in, tokens_out, repaired, notes = 0, 0, 0, False, []
-    start = time.perf_counter()
+    cost, repaired, notes = Cost(), False, []
     for round_trip in range(2):  # the first answer, then at most one repair
+        started = time.perf_counter()
         try:
             result = client.chat(messages, json_schema=schema, max_tokens=max_tokens)
         except TruncatedCompletion:
             raise DecisionBudgetExhausted(f"the model spent its whole budget of {max_tokens} tokens without "
                                           "writing the answer object: raise max_tokens or ask fewer questions") from None
-        calls += 1
-        tokens_in += result.input_tokens
-        tokens_out += result.output_tokens
-        notes += result.notes
+        cost += Cost.of_call(result, time.perf_counter() - started)  # a client's numbers checked, never summed blind
+        notes += _notes_of(result)
         try:
             raw = extract_answer_object(result.text)
             answers, issues = conform(raw, questions)
@@ -301,9 +341,7 @@ def _ask_chat(state, questions, client, max_tokens):
             answers, issues = {}, [str(err)]
         if not issues:
             notes += answers.pop("_notes", [])
-            return {"answers": answers, "backend": "chat", "model": result.model, "input_tokens": tokens_in,
-                    "output_tokens": tokens_out, "latency": time.perf_counter() - start, "repaired": repaired,
-                    "calls": calls, "notes": notes}
+            return Decision(answers, "chat", getattr(result, "model", None), cost, repaired, tuple(notes))
         if round_trip == 1:
             raise DecisionInvalid(issues)
         # One repair round trip: the rejected text and what is wrong with it go back to the model.
@@ -315,10 +353,10 @@ def _ask_chat(state, questions, client, max_tokens):
 
 # ---------------------------------------------------------------- the logprob backend
 
-def _candidates(q) -> dict[str, list[str]]:
+def candidates(q) -> dict[str, list[str]]:
     """Each answer and the words that may begin it (the first token must be a prefix of one of them)."""
     if q["type"] == "noul":
-        return {"true": ["Oui", "oui", "Yes", "yes"], "false": ["Non", "non", "No", "no"]}
+        return dict(YES_NO)
     if q["type"] == "choice":
         return {key: [chr(ord("A") + i)] for i, key in enumerate(q["options"])}
     return {str(i): [str(i)] for i in range(len(q["levels"]))}
@@ -341,46 +379,18 @@ def logprob_prompt(state, qid, q) -> list[dict]:
     return [{"role": "user", "content": f"{q['instructions']}{extra}\n\n{render_state(state)}\n\n{how}"}]
 
 
-def distribution(top: dict[str, float], candidates: dict[str, list[str]]) -> tuple[dict, float]:
-    """Map first-token log-probabilities to answers by prefix; renormalise; return (probs, coverage)."""
-    if not isinstance(top, Mapping):
-        raise BadArgument(f"top must be a dict of token → log-probability, not {type(top).__name__}")
-    for token, logprob in top.items():
-        # A log-probability is ≤ 0 (a hair above, from rounding, is tolerated): exp of anything else is no share.
-        if not isinstance(token, str):
-            raise BadArgument(f"top's tokens must be text, not {type(token).__name__} {_short(token)}")
-        check_number(logprob, f"top[{token!r}]", high=1e-6)
-    mass = dict.fromkeys(candidates, 0.0)
-    for token, logprob in top.items():
-        word = token.strip()
-        if not word:
-            continue
-        owners = {answer for answer, forms in candidates.items() if any(f.startswith(word) for f in forms)}
-        # A token that begins answers of two kinds says nothing about which: it is not counted.
-        if len(owners) == 1:
-            mass[owners.pop()] += math.exp(logprob)
-    coverage = sum(mass.values())
-    if coverage > 1 + 1e-6:  # the shares of one distribution cannot add up to more than all of it
-        raise BadArgument(f"top's probabilities add up to {coverage:.3f}, more than 1: not one distribution")
-    if coverage == 0:
-        return {}, 0.0
-    return {a: m / coverage for a, m in mass.items()}, min(coverage, 1.0)
-
-
 def _ask_logprobs(state, questions, client, min_coverage, top_logprobs):
-    answers, calls, tokens_in, tokens_out, notes = {}, 0, 0, 0, []
-    model = None
-    start = time.perf_counter()
+    answers, cost, notes, model = {}, Cost(), [], None
     for qid, q in questions.items():
+        started = time.perf_counter()
         result = client.chat(logprob_prompt(state, qid, q), max_tokens=1, logprobs=top_logprobs)
-        calls += 1
-        tokens_in += result.input_tokens
-        tokens_out += result.output_tokens
-        model = result.model
+        cost += Cost.of_call(result, time.perf_counter() - started)
+        model = getattr(result, "model", None)
+        notes += _notes_of(result)
         if not result.logprobs:
             raise DecisionError("the endpoint returned no logprobs: use backend='chat' with this model")
         try:
-            probs, coverage = distribution(result.logprobs[0]["top"], _candidates(q))
+            probs, coverage = distribution(result.logprobs[0]["top"], candidates(q))
         except (BadArgument, KeyError, TypeError, IndexError) as err:  # the endpoint's numbers, not the caller's
             raise DecisionError(f"the endpoint returned logprobs that cannot be read as probabilities "
                                 f"({type(err).__name__}: {str(err)[:120]}): use backend='chat'") from None
@@ -399,14 +409,12 @@ def _ask_logprobs(state, questions, client, min_coverage, top_logprobs):
             answer["expected"] = _expected(probs)
             answer["score"] = answer["expected"]
         answers[qid] = answer
-    return {"answers": answers, "backend": "logprobs", "model": model, "input_tokens": tokens_in,
-            "output_tokens": tokens_out, "latency": time.perf_counter() - start, "repaired": False,
-            "calls": calls, "notes": notes}
+    return Decision(answers, "logprobs", model, cost, False, tuple(notes))
 
 
 def ask(state, questions: dict, client=None, *, backend: str = "chat", max_tokens: int = 400,
-        max_state_chars: int = MAX_STATE_CHARS, min_coverage: float = 0.5, top_logprobs: int = 10) -> dict:
-    """Ask typed questions about ``state``. Returns ``answers`` plus backend, model, tokens, latency, repaired."""
+        max_state_chars: int = MAX_STATE_CHARS, min_coverage: float = 0.5, top_logprobs: int = 10) -> "Decision":
+    """Ask typed questions about ``state``: a ``Decision`` (``answers`` by question id, and what they cost)."""
     # Every knob checked once, here, before any call: a NaN budget must not mean « no budget ».
     questions = check_questions(questions)
     check_choice(backend, "backend", ("chat", "logprobs"))

@@ -31,7 +31,7 @@ import re
 import sqlite3
 
 from .core.documents import check_documents
-from .core.errors import BadArgument, RungsError, _short, check_choice, check_limit, check_query
+from .core.errors import BadArgument, RungsError, short_repr, check_choice, check_limit, check_query
 from .core.retrieval import Hit, Retriever, check_weights
 from .core.text import WORD, fts_text, tokenise
 
@@ -69,12 +69,12 @@ def _not_a_file_of_yours(path) -> None:
         with open(path, "rb") as f:
             head = f.read(16)
     except OSError as err:
-        raise BadArgument(f"path {_short(str(path))} cannot be read ({err.strerror or err})") from None
+        raise BadArgument(f"path {short_repr(str(path))} cannot be read ({err.strerror or err})") from None
     if not head:
-        raise BadArgument(f"path {_short(str(path))} is an empty file, not a SQLite database: it was not touched; "
+        raise BadArgument(f"path {short_repr(str(path))} is an empty file, not a SQLite database: it was not touched; "
                           "give a new file name, or a database of yours")
     if head != b"SQLite format 3\x00":
-        raise BadArgument(f"path {_short(str(path))} is not a SQLite database: it was not touched; give a new file "
+        raise BadArgument(f"path {short_repr(str(path))} is not a SQLite database: it was not touched; give a new file "
                           "name, or a database of yours")
 
 
@@ -110,7 +110,7 @@ class FtsIndex(Retriever):
     def __init__(self, documents: list[dict], *, path: str = ":memory:", table: str = "rungs_pages"):
         if not isinstance(table, str) or not _TABLE.fullmatch(table) or table.lower().startswith("sqlite_") \
                 or table.lower() == OWNED:
-            raise BadArgument(f"table must be a plain name (ASCII letters, digits, _; not sqlite_…), not {_short(table)}")
+            raise BadArgument(f"table must be a plain name (ASCII letters, digits, _; not sqlite_…), not {short_repr(table)}")
         if not isinstance(path, (str, os.PathLike)):
             raise BadArgument(f"path must be ':memory:' or a database file's path, not {type(path).__name__}")
         documents = check_documents(documents)
@@ -119,7 +119,7 @@ class FtsIndex(Retriever):
         try:
             db = sqlite3.connect(path)
         except sqlite3.Error as err:
-            raise BadArgument(f"path {_short(str(path))} cannot be opened as a SQLite database ({err})") from None
+            raise BadArgument(f"path {short_repr(str(path))} cannot be opened as a SQLite database ({err})") from None
         self._attach(db, table)  # the one way an FtsIndex gets its table: built here, or opened (``open``)
         try:
             self._claim(table)
@@ -132,7 +132,7 @@ class FtsIndex(Retriever):
             self.db.commit()
         except sqlite3.Error as err:  # not a database, read-only, locked, full: said in SQLite's words
             self.db.close()
-            raise BadArgument(f"path {_short(str(path))}: SQLite could not build the index there ({err}); "
+            raise BadArgument(f"path {short_repr(str(path))}: SQLite could not build the index there ({err}); "
                               "no table of yours was changed") from None
 
     def _claim(self, table: str) -> None:

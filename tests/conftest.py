@@ -19,3 +19,25 @@ if os.environ.get("RUNGS_SOCKET_GUARD", "1") != "0":
     paths = os.environ.get("PYTHONPATH", "").split(os.pathsep)
     if str(OFFLINE) not in paths:
         os.environ["PYTHONPATH"] = os.pathsep.join([str(OFFLINE), *filter(None, paths)])
+
+
+import pytest  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(autouse=True, scope="session")
+def nothing_written_in_the_checkout(tmp_path_factory):
+    """The suite runs from a scratch folder, and leaves the checkout as it found it.
+
+    A function given a generated path (``write_questions("èõ99…")``) writes where the process stands: the
+    scratch folder, never the repository's top. And the top is listed before and after: a test that wrote
+    there anyway fails the session, naming what it left.
+    """
+    before = set(os.listdir(REPO))
+    here = os.getcwd()
+    os.chdir(tmp_path_factory.mktemp("cwd"))
+    yield
+    os.chdir(here)
+    left = sorted(set(os.listdir(REPO)) - before - {".pytest_cache", ".hypothesis"})
+    assert not left, f"the suite wrote into the checkout's top: {left}"

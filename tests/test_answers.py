@@ -2,6 +2,8 @@
 
 import pytest
 
+from rungs.core.errors import BadArgument
+
 from rungs.lab import answers
 from rungs.lab import metrics as ev
 from rungs.lab.handbook import load_questions
@@ -103,3 +105,48 @@ def test_every_reference_answer_scores_right_against_itself():
         cited = [e["page"] for e in q["evidence"]]
         scored = answers.score_answer(q["answer"] if q["relevant"] else "Je ne sais pas.", q, cited)
         assert scored["correct"], (q["id"], scored["facts"])
+
+
+# ---------------------------------------------------------------- the edges (issue 32) and the one Answer
+
+def test_a_number_of_thousands_of_digits_is_read_not_refused_by_pythons_limit():
+    # A25: int() refuses more than 4,300 digits; the mark read every number through it.
+    huge = "1" * 5000
+    assert answers.answer_words(f"Il faut {huge} jours.")[2] == huge
+    assert answers.score_answer(f"Il faut {huge} jours.", QUESTION)["correct"] is False
+
+
+def test_a_file_name_may_hold_a_hash_and_only_a_final_number_names_a_passage():
+    # C10: « a#1.md#2 » was cut at the first « # »: its precision read 0.
+    q = {"id": "x", "relevant": {"a#1.md": 2}, "key_facts": ["trois mois"], "evidence": [{"page": "a#1.md", "text": "."}]}
+    marked = answers.score_answer("Trois mois.", q, ["a#1.md#2"])
+    assert marked["citation_precision"] == 1.0 and marked["correct_and_cited"]
+
+
+def test_judgments_of_zero_or_a_near_miss_that_only_helps_are_unanswerable():
+    # C10: judgments that are all 0 counted as answerable, so abstaining was marked wrong.
+    zeros = {"id": "z", "relevant": {"a": 0}, "key_facts": []}
+    assert answers.score_answer("Je ne sais pas.", zeros)["correct"] is True
+    near = {"id": "n", "kind": "unanswerable", "relevant": {"a": 1}, "key_facts": []}
+    assert answers.score_answer("Je ne sais pas.", near)["correct"] is True
+
+
+def test_wrong_shapes_are_named():
+    # A22: answer_report on a dict lacking the mark's keys, evidence lacking its page.
+    with pytest.raises(BadArgument, match="lacks"):
+        answers.answer_report([{"answerable": True}])
+    with pytest.raises(BadArgument, match="evidence"):
+        answers.score_answer("x", {**QUESTION, "evidence": [{"text": "no page"}]})
+
+
+def test_the_mark_reads_the_one_answer_shape():
+    from rungs.grounding import Answer, Cost, Status
+
+    shown = Answer(question="?", status=Status.ANSWERED, text="2,5 jours par mois, 3 mois d'ancienneté.",
+                   sent={"conges-payes": "t"}, cited=("conges-payes",), cost=Cost(1))
+    refused = shown.with_(status=Status.REFUSED, text="", cited=(), reason="a figure")
+    assert answers.score_answer(shown, QUESTION)["correct"] is True
+    assert answers.score_answer(shown, QUESTION)["citation_precision"] == 1.0
+    assert answers.score_answer(refused, QUESTION)["abstained"] is True  # nothing shown: nothing stated
+    # One unit vocabulary with the figure check: « 22 euros » and « 22 € », « 3 années » and « 3 ans ».
+    assert answers.has_fact("22 €", "Le repas coûte 22 euros.") and answers.has_fact("3 ans", "Trois années.")

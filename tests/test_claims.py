@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from rungs import rag, research
-from rungs.core import claims, figures
+from rungs import rag
+from rungs.grounding import Status, claims, figures
 from rungs.core.errors import BadArgument
 from rungs.model import ScriptedClient
 
@@ -67,37 +67,38 @@ def test_sentences_end_at_punctuation_not_after_an_abbreviation_and_a_pdf_line_b
 
 def test_pointing_sends_numbered_sentences_under_a_schema_of_those_numbers_and_copies_the_chosen_ones():
     client = ScriptedClient(['{"phrases": [1]}'])
-    out = rag.answer_with_details("Combien de jours de RTT par an ?", SENT, client, mode="pointing")
-    assert out["mode"] == "pointing" and out["answer"] == RTT["body"].split(" Six")[0]
-    assert out["quotes"] == [{"source": "rtt", "text": out["answer"]}] and out["sources"] == ["rtt"]
+    out = rag.answer("Combien de jours de RTT par an ?", SENT, client, mode="pointing")
+    assert out.by == "rag pointing" and out.text == RTT["body"].split(" Six")[0]
+    assert [(q.source, q.text) for q in out.quotes] == [("rtt", out.text)] and out.cited == ("rtt",)
     prompt = client.calls[0]["messages"][0]["content"]
     # The title names the passage and is no sentence to choose; each sentence is one numbered line.
     assert '<extrait id="rtt" titre="Jours de RTT">\n[1] Au siège, les salariés travaillent 37 heures' in prompt
     assert "[2] Six jours sont fixés" in prompt and '<extrait id="nuit" titre="Travail de nuit">\n[3] L’équipe' in prompt
-    schema = client.calls[0]["json_schema"]["properties"]["phrases"]
-    assert schema["items"]["enum"] == [1, 2, 3] and schema["maxItems"] == rag.MAX_SENTENCES
+    numbers, none = client.calls[0]["json_schema"]["properties"]["phrases"]["anyOf"]
+    assert numbers["items"]["enum"] == [1, 2, 3] and numbers["maxItems"] == rag.MAX_SENTENCES
+    assert none == {"const": "aucune"}  # « no sentence answers » is a choice of the schema
 
 
 def test_pointing_at_nothing_is_je_ne_sais_pas_and_at_a_number_never_sent_is_refused():
     point = {"mode": "pointing"}
-    assert rag.answer("Le code wifi ?", SENT, ScriptedClient(['{"phrases": []}']), **point)["answer"] == "je ne sais pas"
+    assert rag.answer("Le code wifi ?", SENT, ScriptedClient(['{"phrases": []}']), **point).text == "je ne sais pas"
     with pytest.raises(rag.AnswerNotGrounded, match=r"sentence\(s\) \[9\], never sent \(sent: 1 to 3\)"):
-        rag.answer("Combien ?", SENT, ScriptedClient(['{"phrases": [9]}']), constrain=False, **point)
+        rag.answer("Combien ?", SENT, ScriptedClient(['{"phrases": [9]}']), constrain=False, **point).raise_for_status()
     with pytest.raises(rag.AnswerUnavailable, match="not a sentence number"):
-        rag.answer("Combien ?", SENT, ScriptedClient(['{"phrases": [true]}'] * 2), **point)
+        rag.answer("Combien ?", SENT, ScriptedClient(['{"phrases": [true]}'] * 2), **point).raise_for_status()
     with pytest.raises(rag.AnswerUnavailable, match='"reponse" missing'):  # the default mode asks for words first
-        rag.answer("Combien ?", SENT, ScriptedClient(['{"phrases": [1]}'] * 2))
+        rag.answer("Combien ?", SENT, ScriptedClient(['{"phrases": [1]}'] * 2)).raise_for_status()
 
 
 def test_pointing_streams_each_sentence_once_its_number_is_complete():
     events = []
     client = ScriptedClient([{"chunks": ['{"phr', 'ases": [', "1", "0", ", 3", "]}"]}])
     long = [{"id": "a", "text": " ".join(f"Phrase {i}." for i in range(1, 13))}]
-    out = rag.answer_with_details("Phrase ?", long, client, mode="pointing",
-                                  on_event=lambda kind, p: events.append((kind, p)))
+    out = rag.answer("Phrase ?", long, client, mode="pointing", on_event=lambda kind, p: events.append((kind, p)))
     assert [k for k, _ in events] == ["reading", "writing", "sentence", "sentence"]
     assert [p["text"] for k, p in events if k == "sentence"] == ["Phrase 10.", "Phrase 3."]  # never « Phrase 1. »
-    assert out["answer"] == "Phrase 10. Phrase 3." and client.calls[0]["json_schema"] is not None
+    assert out.text == "Phrase 10. Phrase 3." and client.calls[0]["json_schema"] is not None
+    assert out.cost.calls == 1 and out.cost.output_tokens > 0
 
 
 # ---------------------------------------------------------------- quoted: the model writes, and quotes
@@ -109,10 +110,10 @@ def quoted(answer, *pairs):
 def test_a_quote_not_in_its_passage_is_sent_back_once_naming_it_and_a_repaired_one_is_shown():
     client = ScriptedClient([quoted("12 jours.", ("rtt", "douze jours de RTT")),
                              quoted("12 jours.", ("rtt", "compensées par 12 jours de RTT"))])
-    out = rag.answer_with_details("Combien de RTT ?", SENT, client, mode="quoted")
-    assert out["answer"] == "12 jours." and out["repairs"] == 1 and out["calls"] == 2
-    assert out["quotes"] == [{"source": "rtt", "text": "compensées par 12 jours de RTT"}]
-    assert out["refused"] == ["the quote « douze jours de RTT » is not in passage « rtt »"]
+    out = rag.answer("Combien de RTT ?", SENT, client, mode="quoted")
+    assert out.text == "12 jours." and out.trace["repairs"] == 1 and out.cost.calls == 2
+    assert [(q.source, q.text) for q in out.quotes] == [("rtt", "compensées par 12 jours de RTT")]
+    assert out.notes == ("the quote « douze jours de RTT » is not in passage « rtt »",)
     repair = client.calls[1]["messages"]
     assert [m["role"] for m in repair] == ["user", "assistant", "user"]  # the same conversation, one turn more
     assert "la citation « douze jours de RTT » n'est pas dans l'extrait « rtt »" in repair[2]["content"]
@@ -120,16 +121,19 @@ def test_a_quote_not_in_its_passage_is_sent_back_once_naming_it_and_a_repaired_o
 
 def test_a_quote_still_not_found_after_the_repair_is_refused_and_never_shown():
     bad = quoted("12 jours.", ("rtt", "douze jours de RTT"))
+    out = rag.answer("Combien de RTT ?", SENT, ScriptedClient([bad, bad]), mode="quoted")
+    assert (out.status, out.text, out.cost.calls) == (Status.REFUSED, "", 2)
     with pytest.raises(rag.QuoteNotFound, match="not in passage « rtt » \\(after one repair round trip\\)") as err:
-        rag.answer("Combien de RTT ?", SENT, ScriptedClient([bad, bad]), mode="quoted")
-    assert isinstance(err.value, rag.AnswerNotGrounded) and err.value.details["calls"] == 2
+        out.raise_for_status()
+    assert isinstance(err.value, rag.AnswerNotGrounded)
     cited_unquoted = json.dumps({"answer": "Voir.", "quotes": [], "sources": ["rtt"]})
+    refused = lambda *replies, **kw: rag.answer("Combien ?", SENT, ScriptedClient(list(replies)), mode="quoted", **kw)
     with pytest.raises(rag.QuoteNotFound, match="passage « rtt » is cited without a quote"):
-        rag.answer("Combien ?", SENT, ScriptedClient([cited_unquoted, cited_unquoted]), mode="quoted")
+        refused(cited_unquoted, cited_unquoted).raise_for_status()
     with pytest.raises(rag.QuoteNotFound, match="could not be read"):
-        rag.answer("Combien ?", SENT, ScriptedClient([bad, "pas du JSON"]), mode="quoted")
+        refused(bad, "pas du JSON").raise_for_status()
     with pytest.raises(rag.AnswerNotGrounded, match="never sent"):  # an invented id: refused at once, as before
-        rag.answer("Combien ?", SENT, ScriptedClient([quoted("x", ("ailleurs", "x"))]), mode="quoted", constrain=False)
+        refused(quoted("x", ("ailleurs", "x")), constrain=False).raise_for_status()
 
 
 def test_the_quoted_schema_allows_only_the_ids_sent_as_each_quotes_source():
@@ -143,22 +147,25 @@ def test_a_figure_no_cited_passage_holds_is_repaired_once_then_refused_in_the_fr
     wrong = '{"answer": "L\'équipe de nuit commence à 12 h 30.", "sources": ["nuit"]}'
     right = '{"answer": "L\'équipe de nuit commence à 21 h.", "sources": ["nuit"]}'
     client = ScriptedClient([wrong, right])
-    out = rag.answer_with_details("À quelle heure commence la nuit ?", SENT, client, mode="free")
-    assert out["answer"].endswith("21 h.") and out["repairs"] == 1
+    out = rag.answer("À quelle heure commence la nuit ?", SENT, client, mode="free")
+    assert out.text.endswith("21 h.") and out.trace["repairs"] == 1
+    assert [(f.figure, f.held_by) for f in out.figures] == [("21 h", ("nuit",))]
     assert "le chiffre « 12 h 30 » n'est dans aucun extrait cité" in client.calls[1]["messages"][2]["content"]
     with pytest.raises(rag.UnsupportedFigure, match="the figure « 12 h 30 » is in no cited passage"):
-        rag.answer("À quelle heure ?", SENT, ScriptedClient([wrong, wrong]), mode="free")
+        rag.answer("À quelle heure ?", SENT, ScriptedClient([wrong, wrong]), mode="free").raise_for_status()
     # Held by the question itself: echoing « 23 heures » is not a claim.
     echo = '{"answer": "À 23 h, personne n\'est tenu de répondre.", "sources": ["nuit"]}'
-    assert rag.answer("Mon chef m'écrit à 23 heures ?", SENT, ScriptedClient([echo]), mode="free")["answer"]
-    # Off, it is today's free answer: shown as the model wrote it.
-    assert rag.answer("?", SENT, ScriptedClient([wrong]), mode="free", check_figures=False)["answer"].endswith("12 h 30.")
+    held = rag.answer("Mon chef m'écrit à 23 heures ?", SENT, ScriptedClient([echo]), mode="free")
+    assert held.answered and [(f.figure, f.held_by) for f in held.figures] == [("23 h", ("question",))]
+    # Off, it is today's free answer: shown as the model wrote it, its figure listed as held by nothing.
+    off = rag.answer("?", SENT, ScriptedClient([wrong]), mode="free", check_figures=False)
+    assert off.text.endswith("12 h 30.") and off.unsupported == ["12 h 30"]
 
 
 def test_a_figure_in_the_quote_but_not_the_answer_context_passes_what_no_check_can_catch():
     # « 6 jours » for the 12 RTT days: a true quote under a wrong conclusion passes every check.
     reply = quoted("6 jours de RTT par an.", ("rtt", "Six jours sont fixés par l’entreprise"))
-    assert rag.answer("Combien de RTT par an ?", SENT, ScriptedClient([reply]), mode="quoted")["answer"] == \
+    assert rag.answer("Combien de RTT par an ?", SENT, ScriptedClient([reply]), mode="quoted").text == \
         "6 jours de RTT par an."
 
 
@@ -173,34 +180,53 @@ def test_the_mode_and_the_new_knobs_are_checked_before_any_call():
 
 # ---------------------------------------------------------------- N5: the report's quotes and figures
 
-def test_the_research_report_carries_a_quote_per_citation_and_marks_an_unsupported_figure():
-    sink = research.ListSink()
-    pages = [RTT, NIGHT, {"id": "autre", "title": "Autre", "body": "Rien à voir."}]
-    out = research.run("Combien de RTT ?", pages=pages, client=ScriptedClient(
-        ["Vous avez 12 jours de RTT par an [1], et une pause de 45 minutes [1]."]), follow_ups=False, sink=sink)
-    assert out["answered"] and out["sources"] == ["rtt"]
-    assert out["quotes"][0]["source"] == "rtt" and "12 jours de RTT" in out["quotes"][0]["text"]
-    assert claims.found(out["quotes"][0]["text"], RTT["body"])
-    assert out["unsupported_figures"] == ["45 minutes"]
-    assert "unsupported figure: « 45 minutes » is in no cited source" in out["notes"]
-    assert [e for e in sink if e["type"] == "checked"][0]["unsupported_figures"] == ["45 minutes"]
-
-
 def test_a_lead_in_is_shown_before_the_sentences_that_hold_its_figures_or_dropped():
     speed = {"id": "vitesse", "title": "Sécurité", "body": "Le référent fait le tour des zones. "
              "Vitesse maximale dans l’entrepôt : 6 km/h ; 4 km/h dans les chambres froides."}
-    ask = lambda reply: rag.answer_with_details("Quelle vitesse ?", [speed], ScriptedClient([json.dumps(reply)]),
-                                                mode="pointing-lead")
+    ask = lambda reply: rag.answer("Quelle vitesse ?", [speed], ScriptedClient([json.dumps(reply)]),
+                                   mode="pointing-lead")
     # The model pointed beside its own words: the sentence that holds « 6 km/h » is the one shown.
     out = ask({"reponse": "La limite est de 6 km/h.", "phrases": [1]})
-    assert out["answer"] == "La limite est de 6 km/h. Vitesse maximale dans l’entrepôt : 6 km/h ; 4 km/h dans les chambres froides."
-    assert out["phrases"] == [2] and out["quotes"][0]["text"].startswith("Vitesse maximale")
+    assert out.text == "La limite est de 6 km/h.\nVitesse maximale dans l’entrepôt : 6 km/h ; 4 km/h dans les chambres froides."
+    assert out.quotes[0].text.startswith("Vitesse maximale")
     # A figure no sentence holds: the lead-in is dropped, said, and the sentences stay the answer.
     out = ask({"reponse": "10 km/h", "phrases": [2]})
-    assert out["answer"].startswith("Vitesse maximale") and out["lead"] == ""
-    assert out["refused"] == ["lead-in dropped: the figure « 10 km/h » is in no cited passage"]
+    assert out.text.startswith("Vitesse maximale")
+    assert out.notes == ("lead-in dropped: the figure « 10 km/h » is in no cited passage",)
     # « Je ne sais pas » in words is the no-answer, whatever is pointed at; a lead copied from the sentence is shown once.
-    assert ask({"reponse": "Je ne sais pas.", "phrases": [1]})["answer"] == "je ne sais pas"
-    assert ask({"reponse": "6 km/h", "phrases": [2]})["answer"].startswith("Vitesse maximale dans")
+    assert ask({"reponse": "Je ne sais pas.", "phrases": [1]}).text == "je ne sais pas"
+    assert ask({"reponse": "6 km/h", "phrases": [2]}).text.startswith("Vitesse maximale dans")
     schema = rag.schema_for(rag.prepare_passages([speed]), "pointing-lead")
-    assert list(schema["properties"]) == ["reponse", "phrases"] and schema["properties"]["reponse"]["maxLength"] == 60
+    assert list(schema["properties"]) == ["reponse", "phrases"]
+    assert schema["properties"]["reponse"]["maxLength"] == rag.MAX_LEAD_CHARS + 40  # cut by code, after a word
+    # « aucune » is the no-answer; a lead-in that restates the question is dropped, and said.
+    assert ask({"reponse": "Je ne sais pas.", "phrases": "aucune"}).text == "je ne sais pas"
+    out = ask({"reponse": "Quelle vitesse ?", "phrases": [2]})
+    assert out.text.startswith("Vitesse maximale") and "restates the question" in out.notes[0]
+    long = ask({"reponse": "La vitesse est limitée dans l’entrepôt et plus encore dans les chambres froides, où "
+                           "les chariots roulent au pas pour la sécurité des préparateurs", "phrases": [2]})
+    lead = long.text.split("\n")[0]
+    assert lead.endswith(" …") and len(lead) <= rag.MAX_LEAD_CHARS + 2 and lead[:-2].split()[-1] in long.trace["replies"][0]
+
+
+def test_a_long_lead_in_copied_from_its_sentence_is_shown_once_not_twice():
+    # Seen in the abstention run (q003): a lead cut after a word (« … ») was no longer found in its sentence.
+    page = {"id": "cp", "title": "Congés", "body": "Les jours non pris au 31 mai sont perdus, sauf report accordé "
+                                                  "par écrit par votre responsable pour une raison de service."}
+    lead = page["body"]  # longer than MAX_LEAD_CHARS: cut after a word, « … » added
+    assert len(lead) > rag.MAX_LEAD_CHARS
+    out = rag.answer("Que deviennent les jours non pris ?", [page],
+                     ScriptedClient([json.dumps({"reponse": lead, "phrases": [1]})]), mode="pointing-lead")
+    assert out.text == page["body"]
+
+
+def test_without_the_no_answer_rule_the_schema_offers_no_aucune_and_the_gate_alone_declines():
+    sent = rag.prepare_passages(SENT)
+    numbered = rag.sentences_for("RTT ?", sent, None)
+    with_rule = rag.schema_for(sent, "pointing-lead", numbered)["properties"]["phrases"]
+    without = rag.schema_for(sent, "pointing-lead", numbered, none=False)["properties"]["phrases"]
+    assert {"const": "aucune"} in with_rule["anyOf"] and "anyOf" not in without and without["minItems"] == 1
+    client = ScriptedClient(['{"reponse": "12 jours.", "phrases": [1]}'])
+    rag.answer("Combien de RTT ?", SENT, client, mode="pointing-lead", no_answer_rule=False)
+    assert "anyOf" not in client.calls[0]["json_schema"]["properties"]["phrases"]
+    assert "aucune" not in client.calls[0]["messages"][0]["content"]

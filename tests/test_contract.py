@@ -13,16 +13,17 @@ import importlib
 import inspect
 import json
 import pkgutil
+import sys
 
 import numpy as np
 import pytest
 
 import rungs
 from rungs import bm25, fastbm25, feedback, fts, hybrid, passages, rerank, vectors
-from rungs.core.contract import CHECKS, ContractBroken, Counted, check_hits
+from rungs.core.contract import CHECKS, NOT_RETRIEVERS, ContractBroken, Counted, check_hits, is_a_search_name
 from rungs.core.errors import BadArgument
-from rungs.core.retrieval import Hit, Retriever
-from rungs.engine import compiled, impacts
+from rungs.core.retrieval import Hit, OnFirstSearch, Retriever
+from rungs.engine import compiled, impacts, shards
 from rungs.model import ScriptedClient
 from rungs.yours import index as folder_index
 from rungs.yours.index import index_folder
@@ -79,6 +80,13 @@ BUILDERS = {
     folder_index._OnDisk: {"on disk, rolled up to files": lambda tmp: _folder_index(tmp).retriever("fts")},
     bm25.Index: {"readable": lambda tmp: bm25.build_index(DOCS)},
     fastbm25.FastBM25: {"fast path": lambda tmp: fastbm25.FastBM25.from_documents(DOCS)},
+    fastbm25.ColumnBM25: {"one query's columns": lambda tmp: fastbm25.ColumnBM25.from_fast(
+                              fastbm25.FastBM25.from_documents(DOCS)),
+                          "stored by a folder's index": lambda tmp: _folder_index(tmp).retriever(
+                              "bm25", level="passage").inner},
+    shards.Sharded: {"two shards, global statistics": lambda tmp: shards.Sharded(DOCS, 2).with_knobs(stats="global")},
+    OnFirstSearch: {"a folder's vector leg": lambda tmp: _folder_index(tmp).retriever(
+        "vectors", encoder=Bag(), level="passage").inner},
     impacts.Frozen: {"frozen impacts": lambda tmp: impacts.freeze(bm25.build_index(DOCS), k1=0.9, b=0.4)},
     compiled.FastEngine: {"compiled impacts": lambda tmp: compiled.FastEngine(fastbm25.FastBM25.from_documents(DOCS))},
     feedback.RM3: {"rm3": lambda tmp: feedback.RM3(bm25.build_index(DOCS), fb_docs=2, fb_terms=3)},
@@ -112,6 +120,53 @@ def test_every_retriever_has_a_builder():
     missing = [f"{c.__module__}.{c.__qualname__}" for c in discovered() if c not in BUILDERS]
     assert not missing, f"retrievers with no builder in tests/test_contract.py: {missing}"
     assert len(discovered()) >= 7
+
+
+def search_functions() -> set[str]:
+    """Every public function or method of the package named like a search, but a retriever's own ``search``."""
+    for info in pkgutil.walk_packages(rungs.__path__, "rungs."):
+        importlib.import_module(info.name)
+    found = set()
+    for name, module in sorted(sys.modules.items()):
+        if not name.startswith("rungs.") or module is None:
+            continue
+        for attr, value in vars(module).items():
+            if getattr(value, "__module__", None) != name:
+                continue  # imported from elsewhere: found where it is defined
+            if inspect.isclass(value):
+                found |= {f"{name}.{value.__qualname__}.{m}" for m in vars(value) if is_a_search_name(m)
+                          and not (m == "search" and issubclass(value, Retriever))}
+            elif callable(value) and is_a_search_name(attr):
+                found.add(f"{name}.{attr}")
+    return found
+
+
+def test_every_function_that_searches_is_a_retriever_or_named_with_why_not():
+    found = search_functions()
+    assert found - set(NOT_RETRIEVERS) == set(), "searches outside the contract, not named in NOT_RETRIEVERS"
+    assert set(NOT_RETRIEVERS) - found == set(), "NOT_RETRIEVERS names a function that is not there"
+    assert all(len(why) > 40 for why in NOT_RETRIEVERS.values())  # a reason, not a placeholder
+
+
+def test_discovery_would_see_a_new_search_function(monkeypatch):
+    # A negative control: a function named like a search, planted in a rungs module, escapes the list and is seen.
+    def search_fast(query):
+        return []
+
+    search_fast.__module__ = "rungs.fts"
+    monkeypatch.setattr(fts, "search_fast", search_fast, raising=False)
+    assert search_functions() - set(NOT_RETRIEVERS) == {"rungs.fts.search_fast"}
+
+
+def test_the_engines_search_functions_keep_the_contract_of_their_hits():
+    # Named in NOT_RETRIEVERS for what they return besides, never for hits that break the contract.
+    from rungs.engine import maxscore
+
+    frozen = impacts.freeze(bm25.build_index(DOCS))
+    check_hits(maxscore.search(frozen, QUERY, limit=4).hits)
+    check_hits(maxscore.exhaustive(frozen, QUERY, limit=4))
+    for hits in fastbm25.FastBM25.from_documents(DOCS).search_many([QUERY, "restaurant"]):
+        check_hits(hits)
 
 
 def test_discovery_would_see_a_new_retriever():
@@ -213,3 +268,27 @@ def test_hit_reads_like_a_dict_and_flattens():
     assert h["id"] == "a" and h["snippet"] == "s" and h.get("nope") is None and "snippet" in h
     assert json.dumps(h.as_dict())
     check_hits([h])
+
+
+#: A rule the retrieval half shares → (its one home, a mark only a copy of it would write), read from the files.
+HOMES = {"the top-k cut (best first, ties by id, over arrays)": ("core/retrieval.py", r"np\.partition\("),
+         "the progress bar": ("core/live.py", r"^\s*(from tqdm|import tqdm)")}
+
+
+def _copies(mark: str, home: str, sources: dict) -> list[str]:
+    import re
+
+    return sorted(p for p, text in sources.items() if p != home and re.search(mark, text, re.MULTILINE))
+
+
+@pytest.mark.parametrize("rule", sorted(HOMES))
+def test_the_retrieval_halfs_shared_rules_are_written_once(rule):
+    from pathlib import Path
+
+    package = Path(rungs.__file__).resolve().parent
+    sources = {p.relative_to(package).as_posix(): p.read_text(encoding="utf-8") for p in package.rglob("*.py")}
+    home, mark = HOMES[rule]
+    assert _copies(mark, "", {home: sources[home]}) == [home], f"{rule}: its home {home} no longer holds it"
+    assert _copies(mark, home, sources) == [], f"{rule} is written again outside {home}"
+    planted = {**sources, "engine/planted.py": "kth = np.partition(s, 3)\nfrom tqdm import tqdm\n"}
+    assert "engine/planted.py" in _copies(mark, home, planted)  # a second copy would be seen

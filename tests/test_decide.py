@@ -8,7 +8,7 @@ import pytest
 from rungs import decide
 from rungs.core.errors import BadArgument
 from rungs.model import ScriptedClient, TruncatedCompletion
-from rungs.core import replies
+from rungs.grounding import replies
 from rungs import rerank
 
 QUESTIONS = {
@@ -69,10 +69,10 @@ def test_extract_reads_bare_fenced_and_prose_wrapped_objects():
 def test_one_repair_round_trip_then_success():
     client = ScriptedClient([json.dumps(bad(answers=None)), "Corrigé : " + json.dumps(GOOD)])
     result = decide.ask("état", QUESTIONS, client)
-    assert result["repaired"] and result["calls"] == 2 and result["backend"] == "chat"
+    assert result.repaired and result.cost.calls == 2 and result.backend == "chat"
     repair = client.calls[1]["messages"]
     assert repair[-2]["role"] == "assistant" and "answers: missing" in repair[-1]["content"]
-    assert result["answers"]["answers"]["p"] == 0.8
+    assert result.answers["answers"]["p"] == 0.8
 
 
 def test_issues_after_the_repair_raise_decision_invalid_with_the_list():
@@ -119,16 +119,16 @@ def test_logprob_noul_maps_prefixes_and_reports_coverage():
     top = {"O": math.log(0.6), "Oui": math.log(0.1), "Non": math.log(0.2), " ": math.log(0.05), "Peut": math.log(0.05)}
     result = decide.ask("état", {"a": QUESTIONS["answers"]}, ScriptedClient([{"text": "O", "logprobs": lp(top)}]),
                         backend="logprobs")
-    answer = result["answers"]["a"]
+    answer = result.answers["a"]
     assert answer["coverage"] == pytest.approx(0.9) and answer["p"] == pytest.approx(0.7 / 0.9)
-    assert result["calls"] == 1 and result["backend"] == "logprobs"
+    assert result.cost.calls == 1 and result.backend == "logprobs"
 
 
 def test_logprob_choice_and_score_are_distributions_summing_to_one():
     choice = {"A": math.log(0.7), "B": math.log(0.2), "C": math.log(0.1)}
     score = {"3": math.log(0.5), "2": math.log(0.3), "0": math.log(0.1), "x": math.log(0.1)}
     client = ScriptedClient([{"text": "A", "logprobs": lp(choice)}, {"text": "3", "logprobs": lp(score)}])
-    out = decide.ask("état", {"s": QUESTIONS["section"], "r": QUESTIONS["relevance"]}, client, backend="logprobs")["answers"]
+    out = decide.ask("état", {"s": QUESTIONS["section"], "r": QUESTIONS["relevance"]}, client, backend="logprobs").answers
     assert out["s"]["choice"] == "conges" and math.isclose(sum(out["s"]["probs"].values()), 1.0)
     assert math.isclose(sum(out["r"]["probs"].values()), 1.0) and out["r"]["coverage"] == pytest.approx(0.9)
     assert out["r"]["expected"] == pytest.approx((3 * 0.5 + 2 * 0.3) / 0.9)
@@ -137,7 +137,7 @@ def test_logprob_choice_and_score_are_distributions_summing_to_one():
 def test_low_coverage_is_reported_not_invented():
     top = {"Peut": math.log(0.8), "Oui": math.log(0.1)}
     answer = decide.ask("état", {"a": QUESTIONS["answers"]}, ScriptedClient([{"text": "P", "logprobs": lp(top)}]),
-                        backend="logprobs")["answers"]["a"]
+                        backend="logprobs").answers["a"]
     assert answer["trusted"] is False and "p" not in answer and "10%" in answer["note"]
 
 
@@ -195,5 +195,32 @@ def test_a_contradicting_choice_gets_its_one_repair():
     first = bad(section={"choice": "conges", "probs": {"conges": 0.01, "paie": 0.99}})
     client = ScriptedClient([json.dumps(first), json.dumps(GOOD)])
     result = decide.ask("état", QUESTIONS, client)
-    assert result["repaired"] and result["answers"]["section"]["choice"] == "conges"
+    assert result.repaired and result.answers["section"]["choice"] == "conges"
     assert "most probable" in client.calls[1]["messages"][-1]["content"]
+
+
+def test_a_score_its_own_probabilities_contradict_is_refused_and_reranking_never_ranks_by_it():
+    # Finding C8: {"score": 0, "probs": {"0": 0, "1": 0, "2": 1}} was accepted as a score of 0.
+    rel = {"r": {"type": "score", "instructions": "Pertinence ?", "criteria": ["non", "un peu", "oui"]}}
+    answers, issues = decide.conform({"r": {"score": 0, "probs": {"0": 0, "1": 0, "2": 1.0}}}, rel)
+    assert answers == {} and "mean level at 2.00" in issues[0]
+    answers, issues = decide.conform({"r": {"score": 1.5, "probs": {"0": 0, "1": 0.5, "2": 0.5}}}, rel)
+    assert issues == [] and answers["r"]["score"] == 1.5  # within one level of what its probabilities say
+
+
+def test_a_decision_carries_its_cost_and_a_client_that_miscounts_is_named():
+    from rungs.model import ChatModel, ChatResult
+    from rungs.model.contract import BadResponse
+
+    class Miscounts(ChatModel):  # a client of one's own (A18): its token counts are not counts
+        def chat(self, messages, **kw):
+            return ChatResult(text='{"answers": 0.8}', model="m", input_tokens="abc", output_tokens=3,
+                              finish_reason="stop", latency=0.0)
+
+        def stream(self, messages, **kw):
+            yield ""
+
+    with pytest.raises(BadResponse, match="input_tokens"):
+        decide.ask("état", {"answers": QUESTIONS["answers"]}, Miscounts())
+    out = decide.ask("état", {"answers": QUESTIONS["answers"]}, ScriptedClient(['{"answers": 0.8}']))
+    assert out.cost.calls == 1 and out.cost.prompt_tokens > 0 and out.notes == ()

@@ -15,6 +15,8 @@ def test_the_doctor_passes_here(capsys):
     lines = [line for line in out.splitlines() if line[:1] in (doctor.OK, doctor.FAIL)]
     assert len(lines) == len(doctor.CHECKS) + 1 and all(line.startswith(doctor.OK) for line in lines), out
     assert "ready for the workshop" in out and " s  " in lines[0]  # every line carries its measured time
+    completion = next(line for line in lines if " completion " in line)
+    assert " thread(s), started in " in completion  # the threads the local server runs, as status says them
 
 
 def test_a_missing_model_is_a_cross_with_its_fix_and_exit_1(tmp_path, monkeypatch, capsys):
@@ -120,3 +122,34 @@ def test_a_check_that_breaks_on_a_secret_does_not_print_it(monkeypatch):
     lines = []
     doctor.run(out=lines.append)
     assert lines and not any(KEY in line for line in lines), lines
+
+
+def test_a_local_model_that_fails_says_the_notebooks_can_replay(monkeypatch):
+    from rungs.model import client as model_client
+
+    class Failing(llm.Client):
+        def chat(self, *args, **kw):
+            raise llm.ModelUnavailable("cannot connect to the local server")
+
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.setattr(model_client, "Client", Failing)
+    c = doctor.Check("completion")
+    doctor.check_completion(c)
+    assert not c.ok and "RUNGS_REPLAY=replay" in c.fix
+
+
+def test_the_doctor_waits_as_long_as_the_setting_says(monkeypatch):
+    from rungs.model import client as model_client
+
+    seen = []
+
+    class Timed(llm.Client):
+        def chat(self, *args, **kw):
+            seen.append(self.timeout)
+            raise llm.ModelUnavailable("busy")
+
+    monkeypatch.setenv("RUNGS_LLM_TIMEOUT", "900")
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.setattr(model_client, "Client", Timed)
+    doctor.check_completion(doctor.Check("completion"))
+    assert seen == [900]

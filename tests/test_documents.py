@@ -238,9 +238,10 @@ def test_add_change_delete_touch_and_what_each_costs(folder, monkeypatch):
 
     # Unchanged: one stat per file; nothing is read, parsed or encoded.
     parsed, opened = [], []
-    real_document, real_read = readers._document, Path.read_bytes
-    monkeypatch.setattr(update_module, "_document", lambda *a: parsed.append(a[0]) or real_document(*a))
-    monkeypatch.setattr(Path, "read_bytes", lambda self: opened.append(self.name) or real_read(self))
+    real_document, real_read = readers.document_from, update_module.read_bytes
+    monkeypatch.setattr(update_module, "document_from", lambda *a: parsed.append(a[0]) or real_document(*a))
+    # The one way the update opens a file (readers.read_bytes: never waits on a pipe).
+    monkeypatch.setattr(update_module, "read_bytes", lambda path, *a: opened.append(Path(path).name) or real_read(path, *a))
     r = idx.update(encoder=enc)
     assert (r.unchanged, r.read, r.encoded, parsed, opened) == (3, 0, 0, [], [])
 
@@ -281,7 +282,7 @@ def test_an_unreadable_file_is_reported_each_time_but_read_once(folder, monkeypa
     assert r.removed == ["rh/badge.txt"] and [s.path for s in r.skipped] == ["rh/badge.txt"]
     assert idx.retriever("fts").search("badge") == []  # its old text must not be found any more
     parsed = []
-    monkeypatch.setattr(update_module, "_document", lambda *a: parsed.append(a[0]))
+    monkeypatch.setattr(update_module, "document_from", lambda *a: parsed.append(a[0]))
     r = idx.update(vectors=False)
     assert parsed == [] and [s.reason[:12] for s in r.skipped] == ["not UTF-8 (b"]
     assert [s.path for s in idx.skipped()] == ["rh/badge.txt"]
@@ -298,7 +299,7 @@ def test_an_exception_in_the_middle_leaves_the_previous_index_answering_the_same
     write(folder, "conges.md", "# Congés\n\nDésormais avant le 15 février.")
     write(folder, "teletravail.md", "# Télétravail\n\nDeux jours.")
     (folder / "rh" / "repas.html").unlink()
-    real = readers._document
+    real = readers.document_from
     calls = []
 
     def fail_on_second(*args):
@@ -307,10 +308,10 @@ def test_an_exception_in_the_middle_leaves_the_previous_index_answering_the_same
             raise KeyboardInterrupt  # Ctrl-C, halfway through the folder
         return real(*args)
 
-    monkeypatch.setattr(update_module, "_document", fail_on_second)
+    monkeypatch.setattr(update_module, "document_from", fail_on_second)
     with pytest.raises(KeyboardInterrupt):
         idx.update(vectors=False)
-    monkeypatch.setattr(update_module, "_document", real)
+    monkeypatch.setattr(update_module, "document_from", real)
     reopened = documents.open_index(folder)
     assert _answers(reopened) == before and reopened.count() == 3
     r = reopened.update(vectors=False)

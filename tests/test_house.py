@@ -34,12 +34,13 @@ LADDER = {"fts": 0, "bm25": 1, "fastbm25": 1, "feedback": 1, "passages": 1, "eng
           "hybrid": 2, "rag": 3, "decide": 4, "rerank": 4, "research": 5}
 #: Which rooms a room may import (a rung's own rule is LADDER's).
 MAY_IMPORT = {"core": {"core"}, "model": {"core", "model"},
-              "ladder": {"core", "model", "ladder"},
-              "lab": {"core", "model", "ladder", "lab"},
-              "yours": {"core", "model", "ladder", "yours"},
-              "tools": {"core", "model", "ladder", "lab", "yours", "tools"},
-              "exercises": {"core", "model", "ladder", "lab", "yours", "tools", "exercises"},
-              "face": {"core", "model", "ladder", "lab", "yours", "tools"}}
+              "grounding": {"core", "model", "grounding"},
+              "ladder": {"core", "model", "grounding", "ladder"},
+              "lab": {"core", "model", "grounding", "ladder", "lab"},
+              "yours": {"core", "model", "grounding", "ladder", "yours"},
+              "tools": {"core", "model", "grounding", "ladder", "lab", "yours", "tools"},
+              "exercises": {"core", "model", "grounding", "ladder", "lab", "yours", "tools", "exercises"},
+              "face": {"core", "model", "grounding", "ladder", "lab", "yours", "tools"}}
 
 
 def module_name(path: Path) -> str:

@@ -12,7 +12,7 @@ import pytest
 
 import hostile_files as hf
 from rungs import fts
-from rungs.core.errors import RungsError
+from rungs.core.errors import BadArgument, RungsError
 from rungs.tools import cli
 from rungs.yours import index as yours
 from rungs.yours import store
@@ -276,3 +276,77 @@ def test_a_byte_flipped_inside_a_text_of_the_index_is_damage_said(folder, tmp_pa
         idx.retriever("bm25").search("congés", limit=3)
     except RungsError as err:
         assert type(err).__name__ == "IndexDamaged" and "remove that one file" in str(err), err
+
+
+# ---------------------------------------------------------------- a folder's own name, a folder that cannot be written (issue 32)
+
+def _latin1_folder(tmp_path) -> Path:
+    raw = os.fsencode(tmp_path) + b"/caf\xe9"  # an old archive's name, in Latin-1: not UTF-8
+    os.mkdir(raw)
+    folder = Path(os.fsdecode(raw))
+    hf.write(folder, "a.md", "# Congés\n\nChaque salarié acquiert des congés payés.\n")
+    return folder
+
+
+def test_a_folder_whose_own_name_is_not_utf8_is_indexed_its_name_kept_as_bytes(tmp_path, monkeypatch):
+    # A5: the folder's name went into the meta table as text SQLite cannot hold (UnicodeEncodeError).
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    folder = _latin1_folder(tmp_path)
+    idx = yours.index_folder(folder, vectors=False, remember=True)
+    assert [d["id"] for d in idx.documents()] == ["a.md"]
+    assert [h.id for h in idx.retriever("fts").search("congés")] == ["a.md"]
+    assert "caf\ufffd" in repr(idx)  # shown with a replacement character
+    idx.close()
+    db = sqlite3.connect(yours.default_index_path(folder))
+    assert db.execute("SELECT value FROM meta WHERE key = 'folder'").fetchone()[0] == os.fsencode(folder.resolve())
+    db.close()
+    again = yours.open_index(folder)  # the bytes read back are the folder's name: the same folder
+    assert again.folder == folder and again.update(vectors=False).read == 0
+    again.close()
+    monkeypatch.chdir(tmp_path)
+    last = yours.open_index()  # remembered as bytes too
+    assert last.folder.resolve() == folder.resolve()
+    last.close()
+
+
+def test_a_folder_that_cannot_be_written_says_where_to_put_the_index(folder, tmp_path, monkeypatch):
+    # A9: as a user who may not write the folder, making FOLDER/.rungs raised a raw PermissionError. We run as
+    # root, whom no mode stops: the refusal a non-root user gets is made by mkdir itself, in its own words.
+    real = Path.mkdir
+
+    def refused(self, *args, **kwargs):
+        if self.is_relative_to(folder):
+            raise PermissionError(13, "Permission denied", str(self))
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "mkdir", refused)
+    with pytest.raises(store.IndexReadOnly, match=r"\.rungs cannot be made \(Permission denied\).*index=") as info:
+        yours.index_folder(folder, vectors=False)
+    assert not any(word in str(info.value).lower() for word in DELETE)
+    assert not (folder / ".rungs").exists()
+    idx = yours.index_folder(folder, index=tmp_path / "elsewhere.sqlite", vectors=False)  # what it says works
+    assert idx.count() == 2
+    idx.close()
+
+
+def test_a_note_of_the_last_index_holding_a_path_too_long_for_the_system_is_no_note(tmp_path, monkeypatch):
+    # A10: Path.is_file() on a 10 kB name raised « OSError: File name too long » out of open_index().
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.chdir(tmp_path)
+    last = tmp_path / "cache" / "rungs" / "last-index"
+    last.parent.mkdir(parents=True)
+    last.write_text("/" + "a" * 10_000 + "\n")
+    with pytest.raises(store.IndexNotFound, match="none indexed before"):
+        yours.open_index()
+
+
+@pytest.mark.parametrize("rung", ["vectors", "hybrid"])
+@pytest.mark.parametrize("encoder", [5, "use", object()])
+def test_a_retriever_over_an_index_names_an_encoder_that_is_not_one(folder, rung, encoder):
+    # A22: FolderIndex.retriever("vectors", encoder=5) read 5.fingerprint (AttributeError).
+    idx = yours.index_folder(folder, vectors=False)
+    with pytest.raises(BadArgument, match="encoder must be a rungs.vectors.Encoder"):
+        idx.retriever(rung, encoder=encoder)
+    with pytest.raises(BadArgument, match="encoder must be a rungs.vectors.Encoder"):
+        idx.update(encoder=encoder)
+    idx.close()

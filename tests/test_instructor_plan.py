@@ -10,8 +10,10 @@ lines laid end to end, never typed by hand:
   the third hour is not cut short: it and every core after it are named as
   homework (or a second session);
 - **a full day** (9:00–17:30, a break mid-morning, lunch, a break mid-afternoon):
-  each notebook's core, then its « going further » sections, in order, until
-  the day is full; what does not fit is named.
+  every notebook's core, in order, the capstone's last; each core followed by
+  its « going further » sections only while every core after it still fits
+  before the end of the day. A « going further » left out is named, and so is
+  a core that does not fit (it and every core after it).
 
 A notebook whose first cell states no time yet (not restructured) is left out of
 both plans and named as not sized; its own test is skipped until it has one.
@@ -86,25 +88,43 @@ def three_hours(lessons: dict) -> list[str]:
 
 
 def full_day(lessons: dict) -> list[str]:
-    """Each notebook's core then its « going further », in order, with the day's pauses, until the day is full."""
+    """Every core in order, the capstone's last; a « going further » only where the cores after it still fit."""
     rows = ["| time | notebook | part | stated |", "| --- | --- | --- | --- |",
             _row(DAY_START, DAY_OPENING, "—", "workspaces, JupyterLab, the room server's two lines", "")]
-    at, pauses, left = DAY_START + DAY_OPENING, list(PAUSES), []
-    parts = [(name, part, minutes) for name, (core, c, further, f) in lessons.items()
-             for part, minutes in ((core, c), (further, f))]
-    for name, part, minutes in parts:
-        while pauses and at >= pauses[0][0]:
-            _, length, what = pauses.pop(0)
-            rows.append(_row(at, length, "—", what, ""))
-            at += length
-        if left or at + minutes > DAY_END:
-            left.append(f"`{name}` ({part.lower()})")
-            continue
-        rows.append(_row(at, minutes, f"`{name}`", part.lower(), f"about {minutes} minutes"))
-        at += minutes
+    at, pauses, left, cut = DAY_START + DAY_OPENING, list(PAUSES), [], False
+    names = list(lessons)
+    for i, name in enumerate(names):
+        core, c, further, f = lessons[name]
+        cores_after = [lessons[n][1] for n in names[i + 1:]]
+        for part, minutes, optional in ((core, c, False), (further, f, True)):
+            at = _pause(rows, at, pauses)
+            # A core is never taught before the one it follows; a going further never costs a later core its place.
+            if cut or _ends(at, [minutes, *(cores_after if optional else [])], pauses) > DAY_END:
+                left.append(f"`{name}` ({part.lower()})")
+                cut = cut or not optional
+                continue
+            rows.append(_row(at, minutes, f"`{name}`", part.lower(), f"about {minutes} minutes"))
+            at += minutes
     if left:
         rows.append(f"| after {clock(at)} | {', '.join(left)} | not in the day | |")
     return rows
+
+
+def _pause(rows: list, at: int, pauses: list) -> int:
+    """The pauses due by ``at`` (each not before its time), written as rows; returns when work resumes."""
+    while pauses and at >= pauses[0][0]:
+        _, length, what = pauses.pop(0)
+        rows.append(_row(at, length, "—", what, ""))
+        at += length
+    return at
+
+
+def _ends(at: int, parts: list[int], pauses: list) -> int:
+    """When these parts would end, laid out from ``at`` with the pauses still to come."""
+    pauses = list(pauses)
+    for minutes in parts:
+        at = _pause([], at, pauses) + minutes
+    return at
 
 
 def plan(paths=LESSONS) -> str:
@@ -113,7 +133,7 @@ def plan(paths=LESSONS) -> str:
     lessons = {name: times for name, times in sized.items() if times}
     waiting = [f"`{name}`" for name, times in sized.items() if not times]
     out = ["**A 3-hour session: the cores alone.**", "", *three_hours(lessons), "",
-           "**A full day: every core, then its « going further ».**", "", *full_day(lessons)]
+           "**A full day: every core, the capstone last; each « going further » while the cores after it still fit.**", "", *full_day(lessons)]
     if waiting:
         out += ["", "Not sized yet (no stated time in the first cell, so in neither plan): " + ", ".join(waiting) + "."]
     return "\n".join(out)
@@ -173,6 +193,20 @@ def test_a_core_past_the_third_hour_is_homework_not_squeezed(tmp_path):
     rows = three_hours({p.stem: stated(p) for p in paths})
     assert rows[-1].startswith("| after 2:45 | `07_x`, `08_x` |"), rows[-1]  # 0:15 + 7 × 20 + the break
     assert sum("break" in r for r in rows) == 1
+
+
+def test_the_full_day_keeps_every_core_and_gives_up_a_going_further_first(tmp_path):
+    # Ten lessons of 20 + 25 minutes cannot all fit between 9:30 and 17:30: the cores (the capstone's, last,
+    # included) are all taught; what is left out is going further, and never a core.
+    paths = [_lesson(tmp_path, f"0{i}_x", "**Core, sections 1–3: about 20 minutes** **Going further, section 4: about 25 minutes**")
+             for i in range(9)] + [_lesson(tmp_path, "09_capstone", "**Core, sections 1–5: about 25 minutes** "
+                                                                     "**Going further, sections 6–7: about 10 minutes**")]
+    rows = full_day({p.stem: stated(p) for p in paths})
+    taught = [r.split(" | ") for r in rows if "| about " in r]   # [« | 9:30–9:50 », notebook, part, stated]
+    assert [t[1] for t in taught if t[2].startswith("core")] == [f"`{p.stem}`" for p in paths]
+    ends = [int(h) * 60 + int(m) for h, m in (t[0].split("–")[1].split(":") for t in taught)]
+    assert max(ends) <= DAY_END
+    assert "not in the day" in rows[-1] and "going further" in rows[-1] and "(core" not in rows[-1], rows[-1]
 
 
 def test_an_unsized_notebook_is_named_not_planned(tmp_path):

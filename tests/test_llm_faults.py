@@ -11,6 +11,7 @@ import pytest
 from rungs import model as llm
 from rungs.model import bundle, supervisor
 from rungs.model import client as model_client
+from rungs.core.errors import BadArgument
 from rungs.core.paths import BadSetting
 
 KEY = "sk-test-SECRET-never-printed"
@@ -244,12 +245,12 @@ def test_a_crash_record_becomes_a_named_error_with_signal_log_and_fix(monkeypatc
     monkeypatch.setattr(supervisor, "llama_build", lambda: {"kind": "other", "version": "0.3.36"})
     record = {"pid": 4242, "returncode": -11, "signal": "SIGSEGV", "during": "serving",
               "tail": ["INFO: POST /v1/chat/completions", "ggml_backend_amx_mul_mat"], "log": "/x/llama.log"}
-    err = supervisor._crashed(record, "during the request")
+    err = supervisor.crashed(record, "during the request")
     assert isinstance(err, llm.ModelServerCrashed) and isinstance(err, llm.ModelUnavailable)
     text = str(err)
     assert "pid 4242" in text and "SIGSEGV" in text and "ggml_backend_amx_mul_mat" in text
     assert "without native CPU flags" in err.hint and "bash run.sh lab" in err.hint and err.signal == "SIGSEGV"
-    corrupt = supervisor._crashed({"pid": 7, "returncode": 1, "during": "starting", "model": "/m.gguf",
+    corrupt = supervisor.crashed({"pid": 7, "returncode": 1, "during": "starting", "model": "/m.gguf",
                             "tail": ["ValueError: Failed to load model from file: /m.gguf"]}, "while starting")
     assert "exited with status 1 while starting" in str(corrupt) and "python -m rungs.model prepare" in corrupt.hint
 
@@ -437,7 +438,7 @@ def test_the_rungs_that_call_a_model_name_a_broken_endpoint(fake):
     f = fake(*[(200, Raw("<html>portal</html>", "text/html"), {}, 0)] * 6)
     passages = [{"id": "a", "title": "Congés", "body": "Deux jours et demi par mois."}]
     with pytest.raises(llm.BadResponse):
-        rag.answer("Combien de jours ?", passages, f.client(retries=0))
+        rag.answer("Combien de jours ?", passages, f.client(retries=0)).raise_for_status()
     with pytest.raises(llm.BadResponse):
         decide.ask("Le badge est perdu.", {"ok": {"type": "noul", "instructions": "Perdu ?"}}, f.client(retries=0))
 
@@ -454,15 +455,116 @@ def test_the_real_local_model_answers_through_the_sdk():
 def test_the_real_local_model_streams_through_the_sdk():
     # The happy path of Client.stream on the real server: pieces arrive, they make the text, usage is kept.
     client = llm.Client()
-    pieces = list(client.stream([{"role": "user", "content": "Écris seulement le mot : bonjour"}], max_tokens=8))
+    ask = [{"role": "user", "content": "Écris seulement le mot : bonjour"}]
+    pieces = list(client.stream(ask, max_tokens=8))
     assert len(pieces) >= 1 and "".join(pieces).strip()
-    tokens_in, tokens_out = client.last_usage
-    assert tokens_in > 0 and tokens_out == len(pieces)
+    usage = client.last_usage  # counted by the server, on the stream's last chunk
+    assert usage[0] == usage.input_tokens > 0 and usage[1] == usage.output_tokens >= len(pieces) and usage.seconds > 0
+    again = list(client.stream(ask, max_tokens=8))
+    assert again == pieces and 0 < client.last_usage.reused_tokens < client.last_usage.input_tokens
 
 
 def test_a_crash_report_quoting_a_key_from_the_log_does_not_show_it(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     record = {"pid": 7, "returncode": -11, "signal": "SIGSEGV", "during": "serving", "log": "/x/llama.log",
               "tail": [f"INFO: headers {{'authorization': 'Bearer {KEY}'}}", f"key={KEY}"]}
-    err = supervisor._crashed(record, "during the request")
+    err = supervisor.crashed(record, "during the request")
     assert KEY not in str(err) and all(KEY not in line for line in err.log_tail)
+
+
+@pytest.mark.parametrize("knob, value", [("temperature", float("nan")), ("temperature", float("inf")),
+                                         ("temperature", -1), ("temperature", "0"), ("max_tokens", 0),
+                                         ("max_tokens", 1.5), ("logprobs", -1), ("logprobs", 21), ("seed", None),
+                                         ("json_schema", "{}")])
+def test_a_knob_a_request_cannot_carry_is_refused_before_any_call(fake, knob, value):
+    f = fake()
+    with pytest.raises(BadArgument, match=knob):
+        f.client().chat(MESSAGES, **{knob: value})
+    if knob != "logprobs":
+        with pytest.raises(BadArgument, match=knob):
+            list(f.client().stream(MESSAGES, **{knob: value}))
+    assert not f.requests  # nothing was sent
+
+
+@pytest.mark.parametrize("messages", ["Bonjour", [], [{"role": "user"}], [{"role": "user", "content": 5}], [7]])
+def test_messages_that_are_not_messages_are_refused_before_any_call(fake, messages):
+    f = fake()
+    with pytest.raises(BadArgument, match="messages"):
+        f.client().chat(messages)
+    assert not f.requests
+
+
+@pytest.mark.parametrize("url", ["http://[::1", "http://[::1/v1", "http://localhost:99999/v1", "http:///v1"])
+def test_an_address_that_cannot_be_read_is_a_bad_setting_at_the_door(monkeypatch, url):
+    monkeypatch.setenv("OPENAI_BASE_URL", url)
+    with pytest.raises(BadSetting, match="OPENAI_BASE_URL.*brackets"):
+        llm.Client(model="m")
+
+
+def test_ask_with_an_unreadable_address_says_so_in_one_line(tmp_path, monkeypatch, capsys):
+    from rungs.tools import cli
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "conges.md").write_text("# Congés\n\nChaque salarié acquiert 2,5 jours de congés par mois.\n")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv("RUNGS_SCRIPTED_REPLIES", raising=False)
+    assert cli.main(["index", str(folder), "--no-vectors"]) == 0
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://[::1")
+    monkeypatch.setenv("RUNGS_MODEL", "m")
+    code = cli.main(["ask", "Combien de congés par mois ?", "--index", str(folder), "--rung", "bm25"])
+    out, err = capsys.readouterr()
+    assert code == 1 and "Traceback" not in out + err and "OPENAI_BASE_URL" in err, err[-2000:]
+
+
+def test_the_client_timeout_is_a_setting_the_default_client_honours(monkeypatch):
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv("RUNGS_MODEL", "m")
+    monkeypatch.delenv("RUNGS_REPLAY", raising=False)
+    assert llm.Client().timeout == model_client.TIMEOUT_DEFAULT
+    monkeypatch.setenv("RUNGS_LLM_TIMEOUT", "900")
+    assert llm.Client().timeout == 900 and llm.Client(timeout=30).timeout == 30  # an argument wins
+    monkeypatch.setattr(model_client, "_DEFAULT", {})
+    assert llm.default_client().timeout == 900
+    for bad in ("nan", "0", "-5", "3601", "soon"):
+        monkeypatch.setenv("RUNGS_LLM_TIMEOUT", bad)
+        with pytest.raises(BadSetting, match="RUNGS_LLM_TIMEOUT"):
+            llm.Client()
+
+
+def test_a_timeout_says_how_to_wait_longer(fake):
+    with pytest.raises(llm.ModelTimeout, match="RUNGS_LLM_TIMEOUT"):
+        fake((200, completion("Oui"), {}, 1.5)).client(timeout=0.3, retries=0).chat(MESSAGES)
+
+
+def test_the_prompt_tokens_a_server_reused_are_reported(fake):
+    body = completion("Oui")
+    body["usage"]["prompt_tokens_details"] = {"cached_tokens": 3}
+    result = fake((200, body, {}, 0)).client().chat(MESSAGES)
+    assert (result.input_tokens, result.reused_tokens, result.output_tokens) == (5, 3, 2)
+    end = chunk(finish="stop")
+    end["usage"] = {"prompt_tokens": 9, "completion_tokens": 2, "total_tokens": 11,
+                    "prompt_tokens_details": {"cached_tokens": 4}}
+    client = fake((200, sse(chunk("Bon"), chunk("jour"), end), {}, 0)).client()
+    assert list(client.stream(MESSAGES)) == ["Bon", "jour"]
+    assert client.last_usage[:3] == (9, 2, 4) and client.last_usage[0] == 9 and client.last_usage.seconds > 0
+    usage_alone = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "fake", "choices": [],
+                   "usage": {"prompt_tokens": 7, "completion_tokens": 1, "prompt_tokens_details": None}}
+    client = fake((200, sse(chunk("Oui", finish="stop"), usage_alone), {}, 0)).client()
+    assert list(client.stream(MESSAGES)) == ["Oui"] and client.last_usage[:3] == (7, 1, 0)
+
+
+def test_a_stream_without_counts_is_estimated_and_reuses_nothing(fake):
+    client = fake((200, sse(chunk("Bon"), chunk("jour"), chunk(finish="stop")), {}, 0)).client()
+    list(client.stream(MESSAGES))
+    assert client.last_usage[:3] == (llm.estimate_tokens(MESSAGES), 2, 0)
+    assert llm.usage_of(client) is client.last_usage
+    assert llm.usage_of(llm.ScriptedClient([])) == (0, 0, 0, 0.0)
+
+
+@pytest.mark.parametrize("details", [{"cached_tokens": 6}, {"cached_tokens": -1}, {"cached_tokens": "3"}, [3]])
+def test_reused_tokens_that_cannot_be_are_bad_response(fake, details):
+    body = completion("Oui")
+    body["usage"]["prompt_tokens_details"] = details
+    with pytest.raises(llm.BadResponse, match="prompt_tokens_details"):
+        fake((200, body, {}, 0)).client().chat(MESSAGES)

@@ -43,6 +43,7 @@ from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
 from rungs import bm25, decide, fastbm25, fts, hybrid, passages, rag, research
+from rungs.grounding.contract import check_answer
 
 from rungs.core import errors
 
@@ -59,7 +60,8 @@ from rungs.core.retrieval import Hit
 from rungs.core.contract import check_hits
 import doubles
 from rungs.lab import answers
-from rungs.core import replies
+from rungs.grounding import replies
+from rungs.grounding.contract import check_answer
 from rungs.core import documents as documents_core
 from rungs import rerank
 from doubles import growth
@@ -379,13 +381,13 @@ def test_rag_answers_cite_only_what_was_sent(data, docs, question, attempts, max
         isinstance(d, dict) and "id" in d for d in docs) else []
     replies = data.draw(st.lists(rag_reply(sent_ids), min_size=1, max_size=3))
     client = ScriptedClient(replies)
-    out = outcome(lambda: rag.answer_with_details(question, docs, client, attempts=attempts, mode="free",
-                                                  max_passages=max_passages),
+    out = outcome(lambda: rag.answer(question, docs, client, attempts=attempts, mode="free",
+                                     max_passages=max_passages),
                   "question", "attempts", "max_passages", "passages")
     if ok(out):
-        assert isinstance(out["answer"], str) and out["answer"].strip()
-        assert set(out["sources"]) <= set(out["sent"]) and len(out["sent"]) <= 4
-        assert out["calls"] == len(client.calls) <= attempts + 1  # the attempts, and one repair round trip
+        check_answer(out)  # the answer contract, whatever the replies (rungs.grounding.contract)
+        assert set(out.cited) <= set(out.sent) and len(out.sent) <= 4
+        assert out.cost.calls == len(client.calls) <= attempts + 1  # the attempts, and one repair round trip
 
 
 @budget(40)
@@ -443,7 +445,8 @@ def test_typed_decisions_are_valid_or_refused(replies, state, knobs):
     out = outcome(lambda: decide.ask(state, QUESTIONS, ScriptedClient(replies), **knobs),
                   "state", "max_tokens", "max_state_chars")
     if ok(out):
-        a = out["answers"]
+        a = out.answers
+        assert out.cost.calls in (1, 2) and out.cost.output_tokens >= 0
         assert 0 <= a["ok"]["p"] <= 1 and a["sec"]["choice"] in ("conges", "paie")
         assert math.isclose(sum(a["sec"]["probs"].values()), 1, abs_tol=1e-6) and 0 <= a["rel"]["score"] <= 2
 
@@ -528,11 +531,11 @@ def test_the_research_loop_cites_only_what_it_gathered(question, mode, bounds, r
     out = outcome(lambda: research.run(question, pages=PAGES, retriever=INDEX, client=ScriptedClient(replies),
                                        mode=mode, **bounds), *names)
     if ok(out):
-        assert set(out["sources"]) <= set(out.get("gathered", []))
-        assert out["answer"] is None or isinstance(out["answer"], str)
-        if out["answered"]:
-            whole, cited, _ = research.check_citations(out["answer"], set(range(1, len(out["gathered"]) + 1)))
-            assert whole == out["answer"]  # what was shown passes the check again unchanged
+        check_answer(out)  # the answer contract, whatever the replies
+        assert set(out.cited) <= set(out.trace["gathered"]) and isinstance(out.text, str)
+        if out.answered:
+            whole, cited, _ = research.check_citations(out.text, set(range(1, len(out.trace["gathered"]) + 1)))
+            assert whole == out.text  # what was shown passes the check again unchanged
 
 
 # ---------------------------------------------------------------- metrics, splits, sweeps

@@ -1,9 +1,15 @@
-"""N3: the decoder and the grounding check, with scripted replies (a test double, never the default)."""
+"""N3: the decoder and the grounding check, with scripted replies (a test double, never the default).
+
+What was an exception is now a status: an unusable reply after every attempt is
+an answer **unavailable**, an id never sent or an answer citing nothing is
+**refused**, and ``Answer.raise_for_status()`` gives back the named error.
+"""
 
 import pytest
 
 from rungs import rag
 from rungs.core.errors import BadArgument
+from rungs.grounding import Status
 from rungs.model import ScriptedClient, EmptyCompletion
 from rungs.lab import judges
 
@@ -14,13 +20,14 @@ def ask(*replies, mode="free", **kw):
     # The free mode's reply shape ({"answer", "sources"}): the decoder and the id check, case by case.
     client = ScriptedClient(list(replies))
     out = rag.answer("Question ?", PASSAGES, client, mode=mode, **kw)
-    return {k: v for k, v in out.items() if k != "quotes"}, client
+    return out, client
 
 
 def test_bare_and_fenced_json_are_read_and_ids_compared_as_text():
-    assert ask('{"answer": "Oui.", "sources": ["p1", 2]}')[0] == {"answer": "Oui.", "sources": ["p1", "2"]}
-    assert ask('```json\n{"answer": "Oui.", "sources": ["2"]}\n```')[0]["sources"] == ["2"]
-    assert ask('```\n{"answer": "Oui.", "sources": ["p1"]}```')[0]["sources"] == ["p1"]
+    out = ask('{"answer": "Oui.", "sources": ["p1", 2]}')[0]
+    assert (out.status, out.text, out.cited) == (Status.ANSWERED, "Oui.", ("p1", "2"))
+    assert ask('```json\n{"answer": "Oui.", "sources": ["2"]}\n```')[0].cited == ("2",)
+    assert ask('```\n{"answer": "Oui.", "sources": ["p1"]}```')[0].cited == ("p1",)
 
 
 @pytest.mark.parametrize("reply, reason", [
@@ -32,41 +39,50 @@ def test_bare_and_fenced_json_are_read_and_ids_compared_as_text():
     ('{"answer": "x", "sources": "p1"}', "not a list"),
     ('["x"]', "not an object"),
     ('   ', "empty completion"),
+    ('{"answer": "<extrait id=\\"p1\\"> x", "sources": ["p1"]}', "fence"),
 ])
 def test_unusable_replies_are_retried_then_named(reply, reason):
+    out, client = ask(reply, reply)
+    assert out.status is Status.UNAVAILABLE and reason in out.reason and out.text == ""
+    assert out.cost.calls == 2 and len(client.calls) == 2
     with pytest.raises(rag.AnswerUnavailable, match=reason):
-        ask(reply, reply)
+        out.raise_for_status()
 
 
 def test_a_retry_can_succeed():
     out, client = ask("prose", '{"answer": "Oui.", "sources": ["p1"]}')
-    assert out["sources"] == ["p1"] and len(client.calls) == 2
+    assert out.cited == ("p1",) and len(client.calls) == 2 and out.cost.calls == 2
+    assert out.notes and "not JSON" in out.notes[0]  # the refused first reply is said
 
 
 def test_empty_completion_counts_as_an_unusable_attempt():
-    with pytest.raises(rag.AnswerUnavailable, match="EmptyCompletion"):
-        ask({"text": ""}, {"text": "", "finish_reason": "length"})
+    out, _ = ask({"text": ""}, {"text": "", "finish_reason": "length"})
+    assert out.status is Status.UNAVAILABLE and "EmptyCompletion" in out.reason
 
 
-def test_citations_outside_the_sent_set_or_missing_are_not_grounded():
+def test_citations_outside_the_sent_set_or_missing_are_refused():
+    out, _ = ask('{"answer": "x", "sources": ["p9"]}')
+    assert out.status is Status.REFUSED and "never sent" in out.reason and out.text == ""
     with pytest.raises(rag.AnswerNotGrounded, match="never sent"):
-        ask('{"answer": "x", "sources": ["p9"]}')
-    with pytest.raises(rag.AnswerNotGrounded, match="cites no passage"):
-        ask('{"answer": "x", "sources": []}')
+        out.raise_for_status()
+    assert "cites no passage" in ask('{"answer": "x", "sources": []}')[0].reason
     # A passage beyond max_passages was never sent either.
-    with pytest.raises(rag.AnswerNotGrounded):
-        ask('{"answer": "x", "sources": ["2"]}', max_passages=1)
+    assert ask('{"answer": "x", "sources": ["2"]}', max_passages=1)[0].status is Status.REFUSED
 
 
-def test_je_ne_sais_pas_is_the_no_answer_with_its_sources():
-    assert ask('{"answer": "Je ne sais pas.", "sources": []}')[0] == {"answer": "je ne sais pas", "sources": []}
-    assert ask('{"answer": "JE NE SAIS PAS !", "sources": ["p1"]}')[0]["sources"] == ["p1"]
+def test_je_ne_sais_pas_is_the_no_answer_and_claims_nothing():
+    out = ask('{"answer": "Je ne sais pas.", "sources": []}')[0]
+    assert (out.status, out.text, out.cited) == (Status.NO_ANSWER, "je ne sais pas", ())
+    out = ask('{"answer": "JE NE SAIS PAS !", "sources": ["p1"]}')[0]
+    assert out.status is Status.NO_ANSWER and out.cited == ()
 
 
 def test_limits_and_no_call_cases():
     client = ScriptedClient([])
-    assert rag.answer("  ", PASSAGES, client) == {"answer": "je ne sais pas", "sources": [], "quotes": []}
-    assert rag.answer("Q ?", [], client) == {"answer": "je ne sais pas", "sources": [], "quotes": []}
+    for question, passages in (("  ", PASSAGES), ("Q ?", [])):
+        out = rag.answer(question, passages, client)
+        assert (out.status, out.text, out.cost.calls) == (Status.NO_ANSWER, "je ne sais pas", 0)
+        assert out.reason.startswith("nothing to ask")
     with pytest.raises(BadArgument, match="question has 1001 characters; the limit is 1000"):
         rag.answer("x" * 1001, PASSAGES, client)
     assert client.calls == []
@@ -82,6 +98,28 @@ def test_passages_are_cut_in_code_points_and_capped_at_four():
     prompt = client.calls[0]["messages"][0]["content"]
     assert "Un." * 500 in prompt and "Un." * 501 not in prompt
     assert client.calls[0]["json_schema"]["properties"]["sources"]["items"]["enum"] == ["p1", "2"]
+    assert list(out.sent) == ["p1", "2"] and len(out.sent["p1"]) == 1500
+
+
+def test_the_prompt_puts_what_stays_first_and_what_varies_last():
+    # The server reuses the longest common start of the previous prompt: the extracts come before the
+    # question, and the question before the instructions a knob turns.
+    one = rag.build_prompt("Première question ?", PASSAGES, mode="free")
+    two = rag.build_prompt("Seconde question ?", PASSAGES, mode="free")
+    turned = rag.build_prompt("Première question ?", PASSAGES, mode="free", prompt=rag.PROMPT_REWRITTEN)
+    common = lambda a, b: next(i for i, (x, y) in enumerate(zip(a, b)) if x != y)
+    assert one.index("Un.") < one.index("Première question") < one.index("JSON")
+    assert common(one, two) == one.index("Première question")
+    assert common(one, turned) > one.index("Première question ?")
+    for mode in rag.MODES:  # every mode's template starts the same way
+        assert rag.PROMPTS[mode].startswith("Voici des extraits {collection}")
+
+
+def test_the_prompt_names_the_collection_it_is_given_and_no_handbook_otherwise():
+    assert "livret" not in rag.build_prompt("Q ?", PASSAGES) and "extraits de documents" in rag.build_prompt("Q ?", PASSAGES)
+    assert "extraits du dossier debian" in rag.build_prompt("Q ?", PASSAGES, collection="du dossier debian")
+    for template in rag.PROMPTS.values():
+        assert "livret" not in template
 
 
 def test_scripted_client_says_what_it_is_and_raises_scripted_errors():
@@ -94,13 +132,14 @@ def test_scripted_client_says_what_it_is_and_raises_scripted_errors():
 def test_the_prompt_is_a_knob_checked_before_any_call():
     passages = [{"id": "a", "text": "Le préavis est de trois mois."}]
     client = ScriptedClient(['{"answer": "Trois mois.", "sources": ["a"]}'])
-    out = rag.answer_with_details("Quel préavis ?", passages, client, prompt=rag.PROMPT_REWRITTEN, mode="free")
-    assert out["answer"] == "Trois mois." and "Consignes" in out["prompt"] and "Recopie les chiffres" in out["prompt"]
+    out = rag.answer("Quel préavis ?", passages, client, prompt=rag.PROMPT_REWRITTEN, mode="free")
+    assert out.text == "Trois mois." and "Consignes" in out.trace["prompt"] and "Recopie les chiffres" in out.trace["prompt"]
+    assert [(f.figure, f.held_by) for f in out.figures] == [("3 mois", ("a",))]
     for bad, message in [("no places at all", "must contain"), ("{passages} {question} {oops}", "only"),
-                         (42, "template string")]:
+                         (42, "template string"), ("{passages}{question}{question.nope}", "only")]:
         silent = ScriptedClient([])
         with pytest.raises(BadArgument, match=message):
-            rag.answer_with_details("Quel préavis ?", passages, silent, prompt=bad)
+            rag.answer("Quel préavis ?", passages, silent, prompt=bad)
         assert silent.calls == []
 
 
@@ -118,3 +157,38 @@ def test_the_source_support_check_reads_a_yes_probability():
     unsure = judges.support("Quel préavis ?", "Deux mois.", passages, ScriptedClient([said({"Le": -0.01})]))
     assert unsure["supported"] is None and unsure["trusted"] is False
     assert judges.support("Quel préavis ?", "x", [], ScriptedClient([]))["supported"] is False
+
+
+# ---------------------------------------------------------------- the sufficient-context gate
+
+def said(p_yes):
+    import math
+    top = {"Oui": math.log(p_yes), "Non": math.log(1 - p_yes)}
+    return {"text": "Oui", "logprobs": [{"token": "Oui", "logprob": top["Oui"], "top": top}]}
+
+
+def test_the_gate_below_its_threshold_says_je_ne_sais_pas_without_the_answers_call():
+    client = ScriptedClient([said(0.2)])
+    out = rag.answer("Question ?", PASSAGES, client, mode="free", gate=0.5)
+    assert out.status is Status.NO_ANSWER and "0.20, below its threshold 0.50" in out.reason
+    assert len(client.calls) == 1 and client.calls[0]["logprobs"] and client.calls[0]["max_tokens"] == 1
+    assert out.cost.calls == 1 and out.trace["gate"]["p"] == pytest.approx(0.2)
+
+
+def test_the_gate_above_its_threshold_lets_the_answer_be_asked_over_the_same_start():
+    client = ScriptedClient([said(0.9), '{"answer": "Oui.", "sources": ["p1"]}'])
+    out = rag.answer("Question ?", PASSAGES, client, mode="free", gate=0.5)
+    assert out.status is Status.ANSWERED and out.cost.calls == 2
+    gate, answer = (c["messages"][0]["content"] for c in client.calls)
+    head = answer[:answer.index("Question ?") + len("Question ?")]
+    assert gate.startswith(head)  # the answer's prompt starts as the gate's did: the server reuses it
+    assert "répondre à la question ? Réponds uniquement par Oui ou par Non" in gate
+
+
+def test_a_gate_that_cannot_tell_is_said_and_the_answer_goes_on():
+    no_logprobs = {"text": "Oui"}
+    client = ScriptedClient([no_logprobs, '{"answer": "Oui.", "sources": ["p1"]}'])
+    out = rag.answer("Question ?", PASSAGES, client, mode="free", gate=0.5)
+    assert out.answered and any("no log-probabilities" in n for n in out.notes)
+    with pytest.raises(BadArgument, match="gate"):
+        rag.answer("Question ?", PASSAGES, ScriptedClient([]), gate=1.5)

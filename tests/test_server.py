@@ -64,6 +64,18 @@ def _readline(lines: queue.Queue, timeout: float = 180.0) -> str:
         raise AssertionError(f"no output within {timeout:.0f} s") from None
 
 
+def _exports(room: subprocess.Popen, last: str) -> dict:
+    """The lines a room server prints for learners to export, read until ``last`` is among them."""
+    exports, lines = {}, _reader(room)
+    while last not in exports:
+        line = _readline(lines)
+        assert line, "the room server exited before printing what learners export"
+        if line.startswith("export "):
+            name, _, value = line[len("export "):].strip().partition("=")
+            exports[name] = value
+    return exports
+
+
 def _wait_until(condition, timeout: float, what: str):
     deadline = time.monotonic() + timeout
     while not condition():
@@ -81,7 +93,7 @@ def test_killed_between_calls_restarts_and_a_crash_during_a_request_or_a_stream_
 
     # Killed between two calls: the next call starts a new server, and the SDK follows it to its new port.
     os.kill(first_pid, signal.SIGKILL)
-    _wait_until(lambda: not processes._alive(first_pid), 5, "SIGKILL ends the server")
+    _wait_until(lambda: not processes.alive(first_pid), 5, "SIGKILL ends the server")
     again = client.chat(HELLO, max_tokens=3)
     assert again.text.strip() and local.pid != first_pid
     assert client._sdk_url == local.base_url and (local.port != first_port or local.pid != first_pid)
@@ -163,7 +175,7 @@ def test_kernels_share_one_server_which_stops_when_they_are_all_gone(own_servers
         k.wait()
     # Every user gone: the server stops by itself after its grace (3 s here).
     exit_file = own_servers / f"{state['key']}.exit.json"  # the supervisor's last act, after the server died
-    _wait_until(lambda: not server.running_servers(own_servers) and not processes._alive(state["pid"]) and exit_file.exists(),
+    _wait_until(lambda: not server.running_servers(own_servers) and not processes.alive(state["pid"]) and exit_file.exists(),
                 20, "the server stops once its users are gone")
     record = json.loads(exit_file.read_text())
     assert record["stopped"] == "no process used it for 3 s"
@@ -182,17 +194,11 @@ def test_an_idle_server_stops_and_the_next_call_starts_it_again(own_servers, mon
 
 @pytest.mark.model
 def test_a_room_server_used_as_a_remote_endpoint_gets_structured_output(own_servers, monkeypatch):
-    port = processes._free_port()
+    port = processes.free_port()
     room = subprocess.Popen([sys.executable, "-m", "rungs.model", "serve", "--host", "127.0.0.1", "--port", str(port),
                              "--threads", "1"], stdout=subprocess.PIPE, text=True, cwd=ROOT)
     try:
-        exports, lines = {}, _reader(room)
-        while "RUNGS_MODEL" not in exports:
-            line = _readline(lines)
-            assert line, "the room server exited before printing what learners export"
-            if line.startswith("export "):
-                name, _, value = line[len("export "):].strip().partition("=")
-                exports[name] = value
+        exports = _exports(room, "RUNGS_MODEL")
         assert exports == {"OPENAI_BASE_URL": f"http://127.0.0.1:{port}/v1", "RUNGS_MODEL": llm.LOCAL_MODEL_NAME}
         for name, value in exports.items():
             monkeypatch.setenv(name, value)
@@ -215,6 +221,41 @@ def test_a_room_server_used_as_a_remote_endpoint_gets_structured_output(own_serv
         room.wait(30)
     _wait_until(lambda: not [p for p in server._rungs_processes() if f"{port}" in p["argv"]], 10,
                 "the room server's llama process ends with it")
+
+
+@pytest.mark.model
+def test_a_room_server_on_the_network_wants_the_key_it_printed(own_servers, monkeypatch):
+    port = processes.free_port()
+    monkeypatch.delenv("RUNGS_ROOM_KEY", raising=False)
+    room = subprocess.Popen([sys.executable, "-m", "rungs.model", "serve", "--host", "0.0.0.0", "--port", str(port),
+                             "--threads", "1"], stdout=subprocess.PIPE, text=True, cwd=ROOT,
+                            env={**os.environ, "RUNGS_ROOM_KEY": ""})
+    try:
+        exports = _exports(room, "OPENAI_API_KEY")
+        assert len(exports["OPENAI_API_KEY"]) >= 20  # made up at start, printed for the room
+        url = f"http://127.0.0.1:{port}/v1"
+        with pytest.raises(llm.ModelRefused, match="401"):
+            llm.Client(base_url=url, model=llm.LOCAL_MODEL_NAME, retries=0).models()
+        assert llm.LOCAL_MODEL_NAME in llm.Client(base_url=url, api_key=exports["OPENAI_API_KEY"],
+                                                  model=llm.LOCAL_MODEL_NAME).models()
+    finally:
+        room.send_signal(signal.SIGTERM)
+        room.wait(30)
+
+
+@pytest.mark.model
+def test_the_local_server_runs_the_launch_rungs_chose(own_servers):
+    from rungs.model import launch
+
+    client = llm.Client()
+    result = client.chat(HELLO, max_tokens=1, logprobs=3)  # logprobs, from a server computing the last logits only
+    assert result.logprobs and result.logprobs[0]["top"]
+    again = client.chat(HELLO, max_tokens=1, logprobs=3)
+    assert again.reused_tokens == again.input_tokens and again.logprobs == result.logprobs
+    local = server.local_server()
+    argv = Path(f"/proc/{local.pid}/cmdline").read_bytes().decode().split("\0")
+    assert argv[argv.index("--logits_all") + 1] == "False"
+    assert local.threads == launch.default_threads() == int(argv[argv.index("--n_threads") + 1])
 
 
 @pytest.mark.parametrize("module", ["rungs.model", "rungs.llm"])

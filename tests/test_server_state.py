@@ -4,6 +4,7 @@ are stand-ins (``sleep``, a socket), and every one of them is ended by the test 
 
 import json
 import os
+import signal
 import socket
 import stat
 import subprocess
@@ -121,18 +122,25 @@ def impostor_pair(tmp_path):
                                  "--dir", str(tmp_path), "--token", token], stdout=subprocess.PIPE, text=True)
         started.append(proc)
         child = json.loads(proc.stdout.readline())
+        children.append(child["pid"])
         return proc, child
 
+    children = []
     yield start
     for proc in started:
-        proc.kill()
+        proc.kill()  # SIGKILL: its own « finally » never runs, so its child is ended here, by its pid
         proc.wait()
+    for pid in children:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
 
 
 def test_a_server_is_trusted_only_with_its_supervisors_token_and_its_own_port(own_dir, impostor_pair):
     sup, child = impostor_pair("a" * 32)
     state = _state(supervisor=sup.pid, pid=child["pid"], port=child["port"], token="a" * 32,
-                   supervisor_start=processes._proc_start(sup.pid), pid_start=processes._proc_start(child["pid"]))
+                   supervisor_start=processes.proc_start(sup.pid), pid_start=processes.proc_start(child["pid"]))
     assert processes.ours(state)
     assert not processes.ours({**state, "token": "b" * 32})  # a supervisor that does not hold this token
     assert not processes.ours({**state, "supervisor_start": "1"})  # the pid was recycled since it was recorded
@@ -147,7 +155,7 @@ def test_stop_signals_our_supervisor_and_only_it(own_dir, impostor_pair, bystand
     own_dir.mkdir()
     sup, child = impostor_pair("c" * 32)
     ours = _state(supervisor=sup.pid, pid=child["pid"], port=child["port"], token="c" * 32,
-                  supervisor_start=processes._proc_start(sup.pid))
+                  supervisor_start=processes.proc_start(sup.pid))
     (own_dir / "llama-aaaaaaaaaaaa.json").write_text(json.dumps(ours))
     stranger = bystanders()
     (own_dir / "llama-bbbbbbbbbbbb.json").write_text(json.dumps({**ours, "supervisor": stranger.pid}))
@@ -161,10 +169,10 @@ def test_the_server_folder_and_its_files_are_private_whatever_the_umask(own_dir,
     try:
         local = server.LocalServer(Path("/nonexistent.gguf"))
         paths = local.paths
-        lock = processes._FileLock(paths.lock)
+        lock = processes.FileLock(paths.lock)
         assert lock.acquire(1)
         lock.release()
-        processes._write_json(paths.state, {"status": "starting"})
+        processes.write_json(paths.state, {"status": "starting"})
         with processes.private_open(paths.log, "ab") as log:
             log.write(b"x")
         local._register()
@@ -179,7 +187,7 @@ def test_the_server_folder_and_its_files_are_private_whatever_the_umask(own_dir,
 def test_a_server_folder_made_open_by_someone_is_closed_again(own_dir):
     own_dir.mkdir(mode=0o755)
     os.chmod(own_dir, 0o777)
-    processes._write_json(processes._Paths("llama-0123456789ab").state, {"status": "starting"})
+    processes.write_json(processes.ServerFiles("llama-0123456789ab").state, {"status": "starting"})
     assert stat.S_IMODE(own_dir.stat().st_mode) == 0o700
 
 
@@ -200,11 +208,11 @@ def test_the_supervisor_writes_private_files(own_dir, monkeypatch, tmp_path):
         supervisor.Supervisor(args).start()
     finally:
         os.umask(previous)
-    paths = processes._Paths("llama-0123456789ab", own_dir)
+    paths = processes.ServerFiles("llama-0123456789ab", own_dir)
     for path in (paths.state, paths.log, paths.users / str(os.getpid())):
         assert stat.S_IMODE(path.stat().st_mode) == 0o600, path
     state = processes.read_state(paths.state)
-    assert state["supervisor_start"] == processes._proc_start(os.getpid())
+    assert state["supervisor_start"] == processes.proc_start(os.getpid())
 
 
 @pytest.mark.parametrize("name, value", [("RUNGS_SERVER_GRACE", "nan"), ("RUNGS_SERVER_GRACE", "-1"),
@@ -228,3 +236,102 @@ def test_a_thread_count_that_is_not_one_is_refused_before_the_model_is_touched(m
     monkeypatch.setattr(server, "prepare", lambda **k: pytest.fail("the model was prepared before the check"))
     with pytest.raises(BadSetting, match="RUNGS_LLM_THREADS"):
         server.local_server()
+
+
+@pytest.mark.parametrize("where", ["the folder is a file", "the folder is inside a file", "the lock is a folder",
+                                   "the state file is a folder"])
+def test_a_server_folder_that_cannot_be_used_is_named_with_its_fix(own_dir, tmp_path, monkeypatch, where):
+    local = server.LocalServer(tmp_path / "m.gguf")
+    if where == "the folder is a file":
+        own_dir.write_text("not a folder")
+    elif where == "the folder is inside a file":
+        own_dir.write_text("not a folder")
+        monkeypatch.setenv("RUNGS_SERVER_DIR", str(own_dir / "inner"))
+        local = server.LocalServer(tmp_path / "m.gguf")
+    elif where == "the lock is a folder":
+        local.paths.lock.mkdir(parents=True)
+    else:
+        local.paths.state.mkdir(parents=True)
+    monkeypatch.setattr(server.LocalServer, "_spawn", lambda self: pytest.fail("a server was started"))
+    with pytest.raises(processes.ServerFolderUnusable, match="remove it, or set RUNGS_SERVER_DIR") as caught:
+        local.start()
+    assert isinstance(caught.value, server.ModelUnavailable)  # what the rungs already say « unavailable » for
+
+
+def test_the_threads_default_to_the_physical_cores_capped(monkeypatch):
+    from rungs.model import launch
+
+    monkeypatch.delenv("RUNGS_LLM_THREADS", raising=False)
+    assert 1 <= launch.physical_cores() <= (os.cpu_count() or 1)
+    for cores, threads in ((1, 1), (2, 2), (6, 6), (64, launch.MAX_THREADS)):
+        monkeypatch.setattr(launch, "physical_cores", lambda: cores)
+        assert launch.default_threads() == threads  # every physical core, at most the cap
+    monkeypatch.setenv("RUNGS_LLM_THREADS", "3")
+    assert launch.default_threads() == 3  # the setting wins, even above the cap
+
+
+def test_hyperthread_siblings_and_a_quota_are_not_cores(monkeypatch, tmp_path):
+    from rungs.model import launch
+
+    siblings = {0: "0,4", 4: "0,4", 1: "1,5", 5: "1,5"}  # two cores, two threads each
+    real_path = launch.Path
+
+    def fake_path(name):
+        name = str(name)
+        for cpu, text in siblings.items():
+            if name == f"/sys/devices/system/cpu/cpu{cpu}/topology":
+                (tmp_path / str(cpu)).mkdir(exist_ok=True)
+                (tmp_path / str(cpu) / "core_cpus_list").write_text(text)
+                return tmp_path / str(cpu)
+        if name == "/sys/fs/cgroup/cpu.max":
+            return tmp_path / "cpu.max"
+        return real_path(name)
+
+    monkeypatch.setattr(launch.os, "sched_getaffinity", lambda pid: set(siblings), raising=False)
+    monkeypatch.setattr(launch, "Path", fake_path)
+    assert launch.physical_cores() == 2
+    (tmp_path / "cpu.max").write_text("100000 100000\n")  # a container allowed one CPU
+    assert launch.physical_cores() == 1
+
+
+def test_status_says_the_threads_of_each_server(own_dir, monkeypatch, capsys):
+    monkeypatch.setattr(model_main, "running_servers", lambda: [{**_state(threads=2), "key": "llama-x", "users": [7],
+                                                                "idle_for": 3.0}])
+    assert model_main.main(["status"]) == 0
+    assert "2 thread(s)" in capsys.readouterr().out
+    monkeypatch.setattr(model_main, "running_servers", lambda: [])
+    monkeypatch.setenv("RUNGS_LLM_THREADS", "3")
+    assert model_main.main(["status"]) == 0
+    assert "one started now would use 3 thread(s)" in capsys.readouterr().out
+
+
+def test_serve_listens_on_this_machine_only_unless_told(monkeypatch):
+    seen = {}
+
+    def serve(host, port, threads, key):
+        """A room server that records how it was asked to serve."""
+        seen.update(host=host, key=key)
+        return 0
+
+    monkeypatch.setattr(model_main, "serve", serve)
+    monkeypatch.delenv("RUNGS_ROOM_KEY", raising=False)
+    assert model_main.main(["serve"]) == 0 and seen == {"host": "127.0.0.1", "key": None}
+
+
+@pytest.mark.parametrize("host, key, printed", [("127.0.0.1", None, None), ("0.0.0.0", None, "made up"),
+                                                ("0.0.0.0", "chosen-key", "<the key you chose>"),
+                                                ("192.168.1.20", None, "made up")])
+def test_a_room_server_on_the_network_always_wants_a_key(host, key, printed):
+    from rungs.model import room
+
+    used, made_up = room.room_key(host, key)
+    lines = room.exports(["192.168.1.20"], 8000, used, made_up)
+    assert lines[:2] == ["export OPENAI_BASE_URL=http://192.168.1.20:8000/v1",
+                         f"export RUNGS_MODEL={room.LOCAL_MODEL_NAME}"]
+    if printed is None:
+        assert used is None and len(lines) == 2
+    elif printed == "made up":
+        assert made_up and len(used) >= 20 and lines[2] == f"export OPENAI_API_KEY={used}"
+        assert room.room_key(host, None)[0] != used  # a new one each start
+    else:
+        assert used == key and lines[2] == "export OPENAI_API_KEY=<the key you chose>" and key not in "".join(lines)

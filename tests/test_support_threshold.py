@@ -38,3 +38,17 @@ def test_a_score_that_is_no_probability_is_refused():
         judges.threshold_table([{"correct": True, "p": 1.5}])
     with pytest.raises(RungsError):
         judges.threshold_table([{"correct": True, "p": 0.5}], (2,))
+
+
+def test_a_judgement_says_what_it_cost():
+    # Issue 29: every decision carries its Cost; notebook 04 prints it beside each live support check.
+    from rungs.grounding import Cost
+    from rungs.model import ScriptedClient
+
+    said = {"text": "Oui", "logprobs": [{"token": "Oui", "logprob": -0.1, "top": {"Oui": -0.1, "Non": -2.5}}]}
+    passages = [{"id": "a", "text": "Le préavis est de trois mois."}]
+    checked = judges.support("Quel préavis ?", "Trois mois.", passages, ScriptedClient([said]))
+    assert isinstance(checked["cost"], Cost) and checked["cost"].calls == 1 and checked["cost"].output_tokens == 0
+    assert judges.support("Quel préavis ?", "x", [], ScriptedClient([]))["cost"] == Cost()  # no call, no cost
+    same = judges.matches_reference("Quel préavis ?", "Trois mois.", "Trois mois.", ScriptedClient([said]))
+    assert same["cost"].calls == 1

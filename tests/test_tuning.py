@@ -301,3 +301,19 @@ def test_choose_decides_on_folds_that_did_not_choose_and_scores_the_final_half_o
         tuning.choose(grid, run, qs, default={"setting": 9})
     with pytest.raises(BadArgument, match="folds"):
         tuning.choose(grid, run, qs[:6], default={"setting": 0})
+
+
+def test_questions_added_later_never_move_an_old_question_to_the_other_half():
+    from rungs.lab.handbook import load_questions
+
+    questions = load_questions()
+    old = [q for q in questions if not q.get("added")]
+    before = [[q["id"] for q in half] for half in tuning.halves(old, seed=0, answerable_only=False)]
+    after = [[q["id"] for q in half if not q.get("added")]
+             for half in tuning.halves(questions, seed=0, answerable_only=False)]
+    assert after == before and len(old) == 155 < len(questions)
+    # The new questions are split evenly too, kind by kind.
+    new = [[q for q in half if q.get("added")] for half in tuning.halves(questions, seed=0, answerable_only=False)]
+    for kind in ("lexical", "paraphrase", "unanswerable"):
+        counts = [sum(q["kind"] == kind for q in half) for half in new]
+        assert abs(counts[0] - counts[1]) <= 1, (kind, counts)

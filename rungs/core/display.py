@@ -8,7 +8,8 @@ where they become something a reader looks at: ``ranking_table`` and ``show``
 matches a query, its words marked: every hit's snippet), ``hits_table`` (a
 folder's hits: file, page, section, snippet, why),
 ``bump_chart`` (ranks across a knob's values), and the two kinds of output that
-grow while a cell runs (``LiveText``, ``progress``). Scores are printed to 3
+grow while a cell runs (``LiveText``, ``progress``: at home in ``rungs.core.live``,
+imported here too). Scores are printed to 3
 decimals so that a checked cell compares stable text, not the last bits of a
 float.
 
@@ -19,14 +20,21 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Iterable, Sequence
+from typing import Sequence
 
+from . import sentences
+from .errors import BadArgument, short_repr, check_int, check_query, check_text
+from .retrieval import check_hit_list, check_scored, check_scored_ranking
 from .text import FRENCH_STOPWORDS, WORD, tokenise
+from .live import LiveText, progress  # noqa: F401 - their home is rungs.core.live; notebooks import them here
 
 
-def _cut(text: str, width: int) -> str:
+def cut_text(text: str, width: int) -> str:
+    """A text on one line, cut to ``width`` characters with « … »: what a table cell or a message quotes."""
+    width = check_int(width, "width", low=1, high=100_000)
     text = " ".join(str(text or "").split())
     return text if len(text) <= width else text[: width - 1] + "…"
 
@@ -40,12 +48,15 @@ class Table(str):
 
 def ranking_table(ranking: Sequence[dict], *, title_width: int = 44, id_width: int = 28) -> str:
     """Rank, id, score (3 decimals) and title, one line per result."""
+    ranking = check_scored_ranking(ranking)
+    check_int(title_width, "title_width", low=1, high=1000)
+    check_int(id_width, "id_width", low=1, high=1000)
     if not ranking:
         return Table("(no results)")
     lines = [f"{'#':>2}  {'id':<{id_width}} {'score':>8}  title"]
     for rank, r in enumerate(ranking, start=1):
-        lines.append(f"{rank:>2}  {_cut(r['id'], id_width):<{id_width}} {r['score']:>8.3f}  "
-                     f"{_cut(r.get('title', ''), title_width)}")
+        lines.append(f"{rank:>2}  {cut_text(r['id'], id_width):<{id_width}} {r['score']:>8.3f}  "
+                     f"{cut_text(r.get('title', ''), title_width)}")
     return Table("\n".join(lines))
 
 
@@ -59,9 +70,9 @@ def parts_table(hit) -> str:
 
     A hit without parts says why it has none, instead of pretending.
     """
-    parts = hit["parts"]
+    parts = check_scored(hit, "hit", parts=True)["parts"]
     if parts is None:
-        return Table(f"{hit['id']}  score {hit['score']:.3f}  (no parts: {hit['why']})")
+        return Table(f"{hit['id']}  score {hit['score']:.3f}  (no parts: {hit.get('why') or 'none given'})")
     lines = [f"{hit['id']}  score {hit['score']:.3f} ="]
     for name, part in parts.items():
         lines.append(f"    {part:>8.3f}  {name}")
@@ -78,17 +89,18 @@ def _move(rank_before: int | None, rank_after: int) -> str:
 def side_by_side(before: Sequence[dict], after: Sequence[dict], *,
                  labels: tuple[str, str] = ("before", "after"), id_width: int = 26) -> str:
     """Two rankings next to each other; the right one says how each page moved (↑2, ↓1, =, new)."""
+    before, after = check_scored_ranking(before, "before"), check_scored_ranking(after, "after")
     before_rank = {r["id"]: i for i, r in enumerate(before, start=1)}
-    width = id_width + 11
+    width = check_int(id_width, "id_width", low=1, high=1000) + 11
     lines = [f"{'':>2}  {labels[0]:<{width}}  {labels[1]}"]
     for i in range(max(len(before), len(after))):
         left = right = ""
         if i < len(before):
             r = before[i]
-            left = f"{_cut(r['id'], id_width):<{id_width}} {r['score']:>8.3f}"
+            left = f"{cut_text(r['id'], id_width):<{id_width}} {r['score']:>8.3f}"
         if i < len(after):
             r = after[i]
-            right = (f"{_cut(r['id'], id_width):<{id_width}} {r['score']:>8.3f}  "
+            right = (f"{cut_text(r['id'], id_width):<{id_width}} {r['score']:>8.3f}  "
                      f"{_move(before_rank.get(r['id']), i + 1)}")
         lines.append(f"{i + 1:>2}  {left:<{width}}  {right}".rstrip())
     if not before and not after:
@@ -103,8 +115,12 @@ def bump_chart(rankings: dict, *, top: int = 5, ax=None, title: str = "", xlabel
     """
     import matplotlib.pyplot as plt
 
+    if not isinstance(rankings, Mapping):
+        raise BadArgument(f"rankings must be a dict of knob value → ranking, not {type(rankings).__name__}")
+    rankings = {v: check_scored_ranking(r, f"rankings[{short_repr(v)}]") for v, r in rankings.items()}
+    top = check_int(top, "top", low=1, high=1000)  # ranks 1 to top, and one step below the chart
     values = list(rankings)
-    pages = sorted({r["id"] for ranking in rankings.values() for r in ranking[:top]})
+    pages = sorted({r["id"] for ranking in rankings.values() for r in ranking[:top]}, key=str)  # 3 and "a"
     if ax is None:
         _, ax = plt.subplots(figsize=(7, 3.6))
     ends: dict[int, list] = {}  # last rank → the pages (and their colours) that end there
@@ -135,9 +151,8 @@ def bump_chart(rankings: dict, *, top: int = 5, ax=None, title: str = "", xlabel
 
 # ---------------------------------------------------------------- the sentence that matches, its words marked
 
-# A sentence ends at . ! ? … (a space after), and a paragraph at a blank line; a « sentence » of a PDF's
-# table or code can be long: past SNIPPET_WORDS words, a window of it is shown.
-_SENTENCE_BREAK = re.compile(r"(?<=[.!?…])\s+|\n\s*\n")
+# A hit's snippet is its best sentence, cut by the collection's one splitter (core.sentences); a « sentence » of
+# a PDF's table or code can be long: past SNIPPET_WORDS words, a window of it is shown.
 #: The longest snippet, in words (FTS5's snippet() is given 10 tokens by rung N0; a sentence reads better).
 SNIPPET_WORDS = 28
 
@@ -213,17 +228,17 @@ def best_sentence(text: str, query: str, *, parts: dict | None = None) -> Senten
     A text that holds none of them (a vector hit can) gives its first sentence, unmarked. ``None`` for
     an empty text. Cost: one translation and one pass of one pattern over the text.
     """
-    if not text or not text.strip():
+    if check_text(text, "text", allow_none=True) is None or not text.strip():
         return None
-    weights = dict(_query_words(query))  # a copy: the parts below are this hit's
-    for word, part in (parts or {}).items():
+    weights = dict(_query_words(check_query(query)))  # a copy: the parts below are this hit's
+    for word, part in (parts if isinstance(parts, Mapping) else {}).items():  # a vector hit has none
         if word in weights and isinstance(part, (int, float)) and part > 0:
             weights[word] = float(part)
     words = tuple(weights)
     folded = text.translate(_folding()[0])  # one character for one: a match's offsets are the text's
     found = [(m.start(), m.end(), words[int(m.lastgroup[1:])]) for m in _query_pattern(words).finditer(folded)] \
         if words else []
-    spans = list(_sentence_spans(text))
+    spans = sentences.spans(text)  # the collection's one splitter
     if not spans:
         return None
     starts = [a for a, _ in spans]
@@ -236,16 +251,6 @@ def best_sentence(text: str, query: str, *, parts: dict | None = None) -> Senten
     hits = [h for h in best[1] if start <= h[0] < end]
     tokens = [(m.start(), m.end(), None) for m in WORD.finditer(text, start, end)]
     return Sentence(start, end, tuple(dict.fromkeys(h[2] for h in hits)), _marked(text, tokens, hits, start, end))
-
-
-def _sentence_spans(text: str):
-    last = 0
-    for m in _SENTENCE_BREAK.finditer(text):
-        if text[last:m.start()].strip():
-            yield last, m.start()
-        last = m.end()
-    if text[last:].strip():
-        yield last, len(text)
 
 
 def _window(words: list, hits: list) -> tuple[int, int]:
@@ -279,22 +284,23 @@ def _marked(text: str, words: list, hits: list, start: int, end: int) -> str:
 # ---------------------------------------------------------------- hits of a folder: file, page, why
 def where(hit) -> str:
     """A hit as a reader finds it again: its file, and its page when the file has pages."""
-    path = hit.get("path") or hit["id"]
+    path = check_scored(hit).get("path") or hit["id"]
     return f"{path}, p. {hit['page']}" if hit.get("page") is not None else path
 
 
 def hits_table(hits, *, explain: bool = False, snippets: bool = True, width: int = 40) -> str:
     """Rank, score, file (and page), title; under each hit its section and snippet (its best sentence, the
     query's words in [ ]); ``explain``: what each part contributed, under that."""
+    hits, width = check_hit_list(hits), check_int(width, "width", low=1, high=1000)
     if not hits:
         return Table("(no results)")
     lines = []
     for rank, h in enumerate(hits, start=1):
-        title = _cut(h.title, width)
+        title = cut_text(h.title, width)
         place = where(h) if "#" not in h.id else h.id + (f", p. {h['page']}" if h.get("page") is not None else "")
         lines.append(f"{rank:>2}  {h.score:>8.4f}  {place:<34} {title}")
-        said = " · ".join(x for x in (f"§ {_cut(h.get('section'), 60)}" if h.get("section") else "",
-                                      _cut(h.get("snippet"), 400) if snippets else "") if x)
+        said = " · ".join(x for x in (f"§ {cut_text(h.get('section'), 60)}" if h.get("section") else "",
+                                      cut_text(h.get("snippet"), 400) if snippets else "") if x)
         if said:
             lines.append(f"      {said}")
         if explain:
@@ -304,9 +310,9 @@ def hits_table(hits, *, explain: bool = False, snippets: bool = True, width: int
 
 def explanation(hit) -> str:
     """The parts of one hit's score, in words: the passages a document counts, then each word or leg."""
-    lines = []
-    best = hit.get("best")
+    lines, best = [], check_hit_list([hit], "hit")[0].get("best")
     if best is not None:  # a document: which passages make its score, then why the best one scored
+        check_hit_list([best], "hit's best")
         counted = " + ".join(f"{v:.3f} (passage {k.rsplit('#', 1)[-1]})" for k, v in (hit.parts or {}).items())
         page = f", page {best['page']}" if best.get("page") is not None else ""
         lines.append(f"= {counted}; best: passage {best['position']}{page}")
@@ -322,119 +328,3 @@ def explanation(hit) -> str:
         elif value:
             lines.append(f"{value:>8.3f}  « {name} »")
     return "\n".join(lines)
-
-
-# ---------------------------------------------------------------- live text: one output, updated
-
-def _in_kernel() -> bool:
-    """True inside a Jupyter kernel (where a display can be updated in place); False in a terminal or a script."""
-    try:
-        from IPython import get_ipython
-    except ImportError:
-        return False
-    shell = get_ipython()
-    return shell is not None and getattr(shell, "kernel", None) is not None
-
-
-class LiveText:
-    """Text that arrives piece by piece (a streamed answer) shown as ONE output that grows.
-
-    ``print(token, end="")`` per token leaves one output per token in the saved
-    notebook: a static view (GitHub, the book) shows a column of fragments. In a
-    kernel this displays once (``display(..., display_id=True)``) and then updates
-    that display, at most every ``every`` seconds and once more at ``close()``; so
-    the saved notebook holds one output with the whole text. Outside a kernel it
-    prints as it goes. nbval does not see display updates: never mark a cell that
-    uses it ``# NBVAL_CHECK_OUTPUT``; check the result in the next cell.
-
-        with LiveText() as live:
-            for token in client.stream(messages):
-                live.write(token)
-    """
-
-    def __init__(self, text: str = "", *, every: float = 0.1):
-        import time
-
-        self.text, self.every, self._clock = text, every, time.monotonic
-        self._last = 0.0
-        self._handle = None
-        if _in_kernel():
-            from IPython.display import display
-
-            self._handle = display({"text/plain": text}, raw=True, display_id=True)
-        elif text:
-            print(text, end="", flush=True)
-
-    _by_cell: dict = {}
-
-    @classmethod
-    def per_cell(cls) -> "LiveText":
-        """The LiveText of the notebook cell now running, made on first use: for a callback that sees one
-        event at a time (``rungs.research.printing_sink``). Outside a kernel, a new one that prints."""
-        if not _in_kernel():
-            return cls()
-        from IPython import get_ipython
-
-        cell = get_ipython().execution_count
-        if cell not in cls._by_cell:
-            cls._by_cell.clear()  # only the running cell's display may still grow
-            cls._by_cell[cell] = cls()
-        return cls._by_cell[cell]
-
-    def write(self, piece: str) -> None:
-        """Add text; the display catches up at most every ``every`` seconds."""
-        self.text += piece
-        if self._handle is None:
-            print(piece, end="", flush=True)
-        elif self._clock() - self._last >= self.every:
-            self._show()
-
-    __call__ = write  # a LiveText is also a callback: on_delta=live
-
-    def _show(self) -> None:
-        self._last = self._clock()
-        self._handle.update({"text/plain": self.text}, raw=True)
-
-    def close(self) -> str:
-        """Show the whole text; returns it."""
-        if self._handle is not None:
-            self._show()
-        elif self.text and not self.text.endswith("\n"):
-            print(flush=True)
-        return self.text
-
-    def __enter__(self) -> "LiveText":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
-
-
-def progress(items: Iterable, *, desc: str = "", total: int | None = None, every: float = 0.25):
-    """Iterate over ``items`` showing « desc: 37/200 (18 %) », ONE plain-text output that ends at 100 %.
-
-    A tqdm widget saves its first state (« 0% ») as the notebook's text: a
-    static view shows a bar that never moved. This line is plain text, updated
-    in place, and its last state (« 200/200 (100 %) in 3.4 s ») is what is saved.
-    Outside a kernel only the last line is printed.
-    """
-    import time
-
-    items = list(items) if total is None and not hasattr(items, "__len__") else items
-    total = len(items) if total is None else total
-    label = f"{desc}: " if desc else ""
-    start = time.monotonic()
-    live = LiveText(f"{label}0/{total}", every=every) if _in_kernel() else None
-    done = 0
-    for item in items:
-        yield item
-        done += 1
-        if live is not None and time.monotonic() - live._last >= every:
-            live.text = f"{label}{done}/{total} ({100 * done // max(total, 1)} %)"
-            live._show()
-    line = f"{label}{done}/{total} ({100 * done // max(total, 1)} %) in {time.monotonic() - start:.1f} s"
-    if live is not None:
-        live.text = line
-        live.close()
-    else:
-        print(line, flush=True)

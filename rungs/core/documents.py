@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping
 
-from .errors import MAX_TEXT_CHARS, BadArgument, _short, check_text
+from .errors import MAX_TEXT_CHARS, BadArgument, short_repr, check_text
 
 
 def page_text(page: dict) -> str:
@@ -41,6 +41,14 @@ def duplicates(ids) -> list:
 TEXT_FIELDS = ("title", "body", "text")
 
 
+def _encodes(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: check_text says where
+        return False
+    return True
+
+
 def check_documents(documents, *, name: str = "documents", fields=(), tokens: bool = False) -> list[dict]:
     """The one rule for what a rung accepts as documents; every builder calls it before any work.
 
@@ -58,20 +66,22 @@ def check_documents(documents, *, name: str = "documents", fields=(), tokens: bo
     for i, doc in enumerate(documents):
         where = f"{name}[{i}]"
         if not isinstance(doc, Mapping):
-            raise BadArgument(f"{where} must be a dict with an 'id', not {type(doc).__name__} {_short(doc)}")
+            raise BadArgument(f"{where} must be a dict with an 'id', not {type(doc).__name__} {short_repr(doc)}")
         if "id" not in doc:
             raise BadArgument(f"{where} has no 'id': every document needs one, to be cited and found again")
         doc_id = doc["id"]
         if (isinstance(doc_id, bool) or not isinstance(doc_id, (str, int))
                 or (isinstance(doc_id, str) and not doc_id.strip())
                 or (isinstance(doc_id, int) and doc_id.bit_length() > 63)):  # an id is a name, not a quantity
-            raise BadArgument(f"{where} has id {_short(doc_id)} ({type(doc_id).__name__}): "
+            raise BadArgument(f"{where} has id {short_repr(doc_id)} ({type(doc_id).__name__}): "
                               "an id is a non-empty string or an integer of at most 18 digits")
         if isinstance(doc_id, str):
             check_text(doc_id, f"{where}'s id", max_chars=1000)
-        where = f"{name}[{i}] (id {_short(doc_id)})"
         for field in fields:
             value = doc.get(field)
+            if value is None or (type(value) is str and len(value) <= MAX_TEXT_CHARS and _encodes(value)):
+                continue  # the usual case, checked without writing the message a refusal would need
+            where = f"{name}[{i}] (id {short_repr(doc_id)})"
             if tokens and isinstance(value, list):
                 if not all(isinstance(w, str) for w in value):
                     raise BadArgument(f"{where}: {field} as a list must hold words (strings)")

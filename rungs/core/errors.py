@@ -57,7 +57,7 @@ def check_text(value, name: str, *, max_chars: int = MAX_TEXT_CHARS, allow_none:
         return None
     if not isinstance(value, str):
         raise BadArgument(f"{name} must be a string{' or None' if allow_none else ''}, "
-                          f"not {type(value).__name__} {_short(value)}")
+                          f"not {type(value).__name__} {short_repr(value)}")
     if len(value) > max_chars:
         raise BadArgument(f"{name} has {len(value):,} characters; the limit is {max_chars:,} "
                           "(cut it into smaller documents)")
@@ -74,7 +74,7 @@ def _no_lone_surrogate(text: str, name: str) -> None:
                           "which is not text: decode the bytes with errors='replace'") from None
 
 
-def _short(value, width: int = 60) -> str:
+def short_repr(value, width: int = 60) -> str:
     """A value as a message may quote it: its repr, cut (a 1 MB argument must not make a 1 MB message)."""
     if isinstance(value, int) and not isinstance(value, bool):
         return _digits(value)
@@ -98,7 +98,7 @@ def check_client(client, name: str = "client", methods=("chat",)):
 def check_bool(value, name: str) -> bool:
     """True or False (not 1, not "yes": a flag that accepted anything would hide a typo)."""
     if not isinstance(value, bool):
-        raise BadArgument(f"{name} must be True or False, not {type(value).__name__} {_short(value)}")
+        raise BadArgument(f"{name} must be True or False, not {type(value).__name__} {short_repr(value)}")
     return value
 
 
@@ -109,7 +109,7 @@ MAX_LIMIT = 1_000_000
 def check_int(value, name: str, *, low: int | None = None, high: int | None = None) -> int:
     """An integer (not a bool, not a float) within [low, high]."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise BadArgument(f"{name} must be an integer, not {type(value).__name__} {_short(value)}")
+        raise BadArgument(f"{name} must be an integer, not {type(value).__name__} {short_repr(value)}")
     value = int(value)
     if low is not None and value < low:
         raise BadArgument(f"{name} must be {low} or more, not {_digits(value)}")
@@ -132,7 +132,7 @@ def check_number(value, name: str, *, low: float | None = None, high: float | No
                  low_open: bool = False) -> float:
     """A finite real number (not a bool) within [low, high] (``low_open``: strictly above ``low``)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise BadArgument(f"{name} must be a number, not {type(value).__name__} {_short(value)}")
+        raise BadArgument(f"{name} must be a number, not {type(value).__name__} {short_repr(value)}")
     try:
         value = float(value)
     except OverflowError:  # an integer with hundreds of digits has no float
@@ -150,18 +150,18 @@ def check_choice(value, name: str, options) -> str:
     """One of a few named options."""
     options = tuple(options)
     if not isinstance(value, str) or value not in options:
-        raise BadArgument(f"{name} must be one of {', '.join(repr(o) for o in options)}, not {_short(value)}")
+        raise BadArgument(f"{name} must be one of {', '.join(repr(o) for o in options)}, not {short_repr(value)}")
     return value
 
 
 def check_names(values, name: str) -> tuple[str, ...]:
     """A list of names (a bare string is refused: iterated, « title » would be five fields t, i, t, l, e)."""
     if isinstance(values, str) or not hasattr(values, "__iter__"):
-        raise BadArgument(f"{name} must be a list of names, not {type(values).__name__} {_short(values)}")
+        raise BadArgument(f"{name} must be a list of names, not {type(values).__name__} {short_repr(values)}")
     if isinstance(values, dict):
         raise BadArgument(f"{name} must be a list of names, not a dict")
     values = tuple(values)
     bad = [v for v in values if not isinstance(v, str) or not v]
     if bad:
-        raise BadArgument(f"{name} must hold non-empty strings, not {_short(bad[0])}")
+        raise BadArgument(f"{name} must hold non-empty strings, not {short_repr(bad[0])}")
     return values

@@ -27,7 +27,10 @@ from .errors import RungsError
 SETTINGS = {
     "RUNGS_CACHE": "where the assembled model and the vector caches live (default ~/.cache/rungs)",
     "RUNGS_LOCAL_MODEL": "another .gguf file to serve instead of the bundled model",
-    "RUNGS_LLM_THREADS": "threads of the local model server (default 1)",
+    "RUNGS_LLM_THREADS": "threads of the local model server and of a room's (default: the physical cores, at most 8)",
+    "RUNGS_LLM_TIMEOUT": "seconds a model call waits for its answer (default 120; 1 to 3600)",
+    "RUNGS_REPLAY": "replay: answer a notebook's model calls from its recorded run (no model); record: write one",
+    "RUNGS_REPLAY_FILE": "the replay file to use instead of notebooks/replays/<notebook>.jsonl",
     "RUNGS_ENCODER_THREADS": "threads of the sentence encoder (default 1)",
     "RUNGS_SERVER_DIR": "where local model servers register (default ~/.cache/rungs/server)",
     "RUNGS_SERVER_GRACE": "seconds a local server outlives its last user (default 60)",
@@ -85,6 +88,12 @@ def setting_int(name: str, default: int, *, low: int = 1, high: int = 1024) -> i
     return default if raw is None else int(read_number(raw, name, low=low, high=high, whole=True))
 
 
+def printable(name: str) -> str:
+    """A file name as it can be printed: bytes that are not UTF-8 (kept by Python as surrogates) shown as
+    « \ufffd », so that a strict terminal prints a user's old archive instead of failing on it."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
 def cache_home() -> Path:
     """The user's cache folder: ``$XDG_CACHE_HOME`` or ``~/.cache``."""
     return Path(setting_text("XDG_CACHE_HOME") or Path.home() / ".cache")
@@ -108,6 +117,11 @@ def vectors() -> Path:
 def servers() -> Path:
     """Where local model servers register (state, lock, users, logs): one folder per user."""
     return Path(setting_text("RUNGS_SERVER_DIR") or cache_home() / "rungs" / "server")
+
+
+def replays() -> Path:
+    """Where the notebooks' recorded model replies live (``RUNGS_REPLAY``): one file per notebook."""
+    return in_checkout("notebooks", "replays", what="the notebooks' replay files")
 
 
 def last_index() -> Path:

@@ -29,12 +29,13 @@ Cost: a dictionary merge and a few checks per call.
 from __future__ import annotations
 
 import copy
+import numbers
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from .errors import BadArgument, _short, check_limit, check_number, check_query
+from .errors import BadArgument, short_repr, check_limit, check_number, check_query
 
 #: A weight beyond this is a typo, not a preference: it would drown every other field or leg.
 MAX_WEIGHT = 1000.0
@@ -80,6 +81,31 @@ _FIELDS = ("id", "score", "title", "parts", "why", "extra")
 def ordered(hits: list[Hit]) -> list[Hit]:
     """Best first; ties are broken on the identifier, so two runs give the same order."""
     return sorted(hits, key=lambda h: (-h.score, h.id))
+
+
+def id_ranks(ids) -> "np.ndarray":
+    """Each id's place among the ids sorted as text: what a ranking held in arrays breaks its ties on."""
+    import numpy as np  # here, not at the top: the rungs that rank dicts of hits never pay for numpy
+
+    rank = np.empty(len(ids), dtype=np.int64)
+    rank[np.argsort(np.array(ids, dtype=object), kind="stable")] = np.arange(len(ids))
+    return rank
+
+
+def best_first(rows, scores, id_rank, limit: int) -> "np.ndarray":
+    """``ordered`` for rankings held in arrays — the one top-k cut of the array rungs (the fast path, frozen impacts,
+    the vector leg): the ``limit`` best of ``rows``, by ``scores`` (aligned with ``rows``), ties broken by
+    ``id_rank`` (``id_ranks``). A partial sort, then a sort of the few kept."""
+    import numpy as np
+
+    if limit <= 0:
+        return rows[:0]
+    if rows.size > limit:
+        # Keep every row scoring at least the limit-th best, so that ties at the cut are ordered by id.
+        kth = np.partition(scores, rows.size - limit)[rows.size - limit]
+        keep = scores >= kth
+        rows, scores = rows[keep], scores[keep]
+    return rows[np.lexsort((id_rank[rows], -scores))[:limit]]
 
 
 class Retriever(ABC):
@@ -131,12 +157,29 @@ class Retriever(ABC):
         return f"{type(self).__name__}({self.name!r}{', ' if knobs else ''}{knobs})"
 
 
+class OnFirstSearch(Retriever):
+    """A retriever without knobs of its own, made by ``build()`` on its first search (then kept): what is refused —
+    a bad knob, a query that is not text — or costs nothing — a blank query, ``limit=0`` — never waits for the
+    build (a folder's vector leg: the encoder loaded, the passages without a vector encoded)."""
+
+    defaults: dict = {}
+
+    def __init__(self, name: str, build):
+        super().__init__()
+        self.name, self._build, self._made = name, build, {}  # one dict, shared by with_knobs' copies
+
+    def _search(self, query, limit, knobs):
+        if "retriever" not in self._made:
+            self._made["retriever"] = self._build()
+        return self._made["retriever"].search(query, limit=limit)
+
+
 def ranking_ids(ranking) -> list[str]:
     """The ids of a ranking, best first, as text: a ranking is a list of hits (or dicts with an id) or of ids."""
     if isinstance(ranking, (str, bytes)):
         raise BadArgument("a ranking is a list of ids or hits, not a string")
     if isinstance(ranking, Mapping) or not isinstance(ranking, Iterable):
-        raise BadArgument(f"a ranking is a list of ids or hits, not {type(ranking).__name__} {_short(ranking)}")
+        raise BadArgument(f"a ranking is a list of ids or hits, not {type(ranking).__name__} {short_repr(ranking)}")
     return [one_id(r, i) for i, r in enumerate(ranking)]
 
 
@@ -148,8 +191,45 @@ def one_id(r, i: int = 0) -> str:
             and not isinstance(r.get("id"), bool):
         return one_id(r.get("id"), i)
     # True would pass as page 1, a float as a page named "1.0": neither is an id.
-    raise BadArgument(f"ranking[{i}] is {type(r).__name__} {_short(r)}: a ranking holds ids "
+    raise BadArgument(f"ranking[{i}] is {type(r).__name__} {short_repr(r)}: a ranking holds ids "
                       "(strings or integers) or hits (with an 'id')")
+
+
+def check_scored(hit, name: str = "hit", *, parts: bool = False):
+    """One result to show: a ``Hit``, or a dict with an ``id`` (text or an integer) and a ``score`` (a number);
+    ``parts``: it has ``parts`` too, a dict of name → number or None (``rungs.core.display`` shows them)."""
+    rid, score = (hit.get("id"), hit.get("score")) if isinstance(hit, (Hit, Mapping)) else (None, None)
+    if isinstance(rid, bool) or not isinstance(rid, (str, int)) or isinstance(score, bool) \
+            or not isinstance(score, numbers.Real):
+        raise BadArgument(f"{name} must be a hit (or a dict) with an 'id' and a 'score' that is a number, "
+                          f"not {short_repr(hit)}")
+    if parts and "parts" not in hit:
+        raise BadArgument(f"{name} has no 'parts' (what each word or leg contributed): pass a hit a rung returned")
+    given = hit.get("parts") if parts else None
+    if given is not None and (not isinstance(given, Mapping) or not all(
+            isinstance(v, numbers.Real) and not isinstance(v, bool) for v in given.values())):
+        raise BadArgument(f"{name}'s parts must be a dict of name → number (or None: no parts), not {short_repr(given)}")
+    return hit
+
+
+def check_scored_ranking(ranking, name: str = "ranking") -> list:
+    """A ranking to show: a list of results, each one ``check_scored`` (a bare string or a dict is no ranking)."""
+    if isinstance(ranking, (str, bytes, Mapping)) or not isinstance(ranking, Iterable):
+        raise BadArgument(f"{name} must be a list of hits, not {type(ranking).__name__} {short_repr(ranking)}")
+    return [check_scored(r, f"{name}[{i}]") for i, r in enumerate(ranking)]
+
+
+def check_hit_list(hits, name: str = "hits") -> list[Hit]:
+    """Hits as a retriever returns them: ``Hit`` objects, ids as text, scores and parts as numbers (what a
+    roll-up sums and ``hits_table`` shows); a dict is refused here, not where its ``.score`` is read."""
+    if isinstance(hits, (str, bytes, Mapping)) or not isinstance(hits, Iterable):
+        raise BadArgument(f"{name} must be a list of Hit (what a retriever returns), not {type(hits).__name__}")
+    hits = list(hits)
+    for i, h in enumerate(hits):
+        if not isinstance(h, Hit) or not isinstance(h.id, str):
+            raise BadArgument(f"{name}[{i}] must be a Hit (rungs.core.retrieval.Hit) with a text id, not {short_repr(h)}")
+        check_scored(h, f"{name}[{i}]", parts=True)
+    return hits
 
 
 def check_weights(weights, names, *, what: str = "field", high: float = MAX_WEIGHT,
@@ -163,7 +243,7 @@ def check_weights(weights, names, *, what: str = "field", high: float = MAX_WEIG
     weights = weights or {}
     if not isinstance(weights, Mapping):
         raise BadArgument(f"weights must be a dict of {what} name → weight, like {{{names[0] if names else 'title'!r}: "
-                          f"2.0}}, not {_short(weights)}")
+                          f"2.0}}, not {short_repr(weights)}")
     unknown = sorted(set(weights) - set(names), key=str)
     if unknown:
         missing = "the index does not have" if what == "field" else "that are not given"

@@ -53,10 +53,10 @@ tes toi ton tu un une vos votre vous y
 
 def fold(word: str) -> str:
     """Lower case, ligatures spelled out, accents removed: « Œuvre » → « oeuvre »."""
-    return _fold(check_text(word, "word"))
+    return fold_fast(check_text(word, "word"))
 
 
-def _fold(word: str) -> str:
+def fold_fast(word: str) -> str:
     # fold without the check: tokenise calls it once per word of every document.
     decomposed = unicodedata.normalize("NFKD", _capped(word.lower()))
     # Ligatures last: « ǣ » decomposes to « æ » + macron, and « æ » is then spelled « ae » like the others.
@@ -171,7 +171,7 @@ def _checked(stem):
     return stem_word
 
 
-def _stopset(stopwords) -> frozenset[str]:
+def stopset(stopwords) -> frozenset[str]:
     if stopwords is None or stopwords is False:
         return frozenset()
     if stopwords is True or stopwords == "french":
@@ -182,7 +182,7 @@ def _stopset(stopwords) -> frozenset[str]:
     bad = [w for w in words if not isinstance(w, str)]
     if bad:
         raise BadArgument(f"stopwords must be a list of strings; it holds {type(bad[0]).__name__} {bad[0]!r}"[:200])
-    return frozenset(_fold(nfc(w)) for w in words)
+    return frozenset(fold_fast(nfc(w)) for w in words)
 
 
 def tokenise(text: str | None, *, stopwords=None, stem=None) -> list[str]:
@@ -203,7 +203,7 @@ def tokenise(text: str | None, *, stopwords=None, stem=None) -> list[str]:
     decomposed « é » or a zero-width space inside a word changes nothing.
     """
     check_text(text, "text", max_chars=MAX_TEXT_CHARS, allow_none=True)
-    stops = _stopset(stopwords)  # the options are checked even when there is nothing to cut
+    stops = stopset(stopwords)  # the options are checked even when there is nothing to cut
     stemmer = _stemmer(stem)
     if not text:
         return []
@@ -211,10 +211,10 @@ def tokenise(text: str | None, *, stopwords=None, stem=None) -> list[str]:
     for raw in _words(text):
         # Folding can make a separator appear (« ½ » is « 1⁄2 »): cut again, as FTS5 cuts fts_text's output.
         for piece in _pieces(raw):
-            folded = _fold(piece)
+            folded = fold_fast(piece)
             if folded in stops:
                 continue
-            word = _fold(stemmer(piece)) if stemmer else folded
+            word = fold_fast(stemmer(piece)) if stemmer else folded
             # A stemmer can strip a word to nothing (Porter turns a possessive "s" into ""): not a word.
             if word:
                 out.append(word)

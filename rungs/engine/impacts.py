@@ -40,7 +40,7 @@ from scipy import sparse
 
 from .. import bm25
 from ..core.errors import BadArgument, RungsError, check_choice
-from ..core.retrieval import Hit, Retriever
+from ..core.retrieval import Hit, Retriever, best_first, id_ranks
 from ..core.text import tokenise
 from ..fastbm25 import FastBM25
 
@@ -239,13 +239,6 @@ def _idf(df: np.ndarray, n_docs: int, kind: str) -> np.ndarray:
     return idfs[where].reshape(-1)
 
 
-def id_ranks(ids: list[str]) -> np.ndarray:
-    """Each page's position among the ids sorted as text: ties are broken on it, as every rung does."""
-    rank = np.empty(len(ids), dtype=np.int64)
-    rank[np.argsort(np.array(ids, dtype=object), kind="stable")] = np.arange(len(ids))
-    return rank
-
-
 class Frozen(Retriever):
     """A retriever over frozen impacts: ``search`` takes ``match``, ``repeats`` and ``explain``, nothing else.
 
@@ -315,7 +308,7 @@ class Frozen(Retriever):
     def _hits(self, pages, scores, limit, sub, known, mult, words, explain):
         if pages.size == 0:
             return []
-        top = best(pages, scores[pages], self.id_rank, limit)
+        top = best_first(pages, scores[pages], self.id_rank, limit)
         hits = []
         for i in top:
             parts = None
@@ -325,17 +318,6 @@ class Frozen(Retriever):
             hits.append(Hit(id=self.ids[i], title=self.titles.get(self.ids[i], ""), score=float(scores[i]),
                             parts=parts, why="" if explain else "searched with explain=False"))
         return hits
-
-
-def best(pages: np.ndarray, scores: np.ndarray, id_rank: np.ndarray, limit: int) -> np.ndarray:
-    """The ``limit`` best pages, best first, ties broken by id (a partial sort, then a sort of the few kept)."""
-    if pages.size > limit:
-        # Keep every page scoring at least the limit-th best, so that ties at the cut are ordered by id.
-        kth = np.partition(scores, pages.size - limit)[pages.size - limit]
-        keep = scores >= kth
-        pages, scores = pages[keep], scores[keep]
-    order = np.lexsort((id_rank[pages], -scores))[:limit]
-    return pages[order]
 
 
 def same_ranking(a: list[Hit], b: list[Hit], *, rel: float = 1e-9) -> bool:

@@ -41,8 +41,8 @@ from __future__ import annotations
 import zlib
 
 from ..core.documents import check_documents
-from ..core.errors import BadArgument, RungsError, check_choice, check_int, check_limit
-from ..core.retrieval import Hit, ordered
+from ..core.errors import BadArgument, RungsError, check_choice, check_int
+from ..core.retrieval import Hit, Retriever, ordered
 from ..fastbm25 import FastBM25
 
 from . import impacts as eager
@@ -63,11 +63,21 @@ def split(documents: list[dict], n_shards: int) -> list[list[dict]]:
     return parts
 
 
-class Sharded:
-    """One collection over ``n_shards`` shards, frozen with one setting, searchable with local or global stats."""
+class Sharded(Retriever):
+    """One collection over ``n_shards`` shards, frozen with one setting: a retriever like every other.
+
+    Knobs: ``stats`` (``"local"``: every shard scores with its own statistics, as Elasticsearch's
+    ``query_then_fetch``; ``"global"``: with the statistics gathered from every shard first,
+    ``dfs_query_then_fetch``) and ``match``. A search asks every shard for its top ``limit`` and merges them,
+    best first, ties by id — as one index would order them.
+    """
+
+    name = "BM25 over shards"
+    defaults = {"stats": "local", "match": "any"}
 
     def __init__(self, documents: list[dict], n_shards: int, *, fields=("title", "body"), stopwords=None,
                  stem=None, **setting):
+        super().__init__()
         parts = [p for p in split(documents, n_shards) if p]  # a shard with no page takes no part
         self.n_shards = check_int(n_shards, "n_shards", low=1, high=1024)
         self.counts = [eager.as_counts(FastBM25.from_documents(p, fields=fields, stopwords=stopwords, stem=stem))
@@ -78,13 +88,14 @@ class Sharded:
         self.dfs = [eager.freeze(c, **setting, stats=self.global_stats) for c in self.counts]
         self.sizes = [len(c.ids) for c in self.counts]
 
-    def search(self, query: str, *, limit: int = 10, stats: str = "local", match: str = "any") -> list[Hit]:
-        """Every shard's top ``limit``, merged: best first, ties by id (as one index would order them)."""
-        limit = check_limit(limit)
-        shards = self.local if check_choice(stats, "stats", ("local", "global")) == "local" else self.dfs
+    def check_knobs(self, knobs: dict) -> dict:
+        return {"stats": check_choice(knobs["stats"], "stats", ("local", "global")),
+                "match": check_choice(knobs["match"], "match", ("any", "all"))}
+
+    def _search(self, query, limit, knobs):
         merged = []
-        for shard in shards:
-            merged.extend(shard.search(query, limit=limit, match=match, explain=False))
+        for shard in self.local if knobs["stats"] == "local" else self.dfs:
+            merged.extend(shard.search(query, limit=limit, match=knobs["match"], explain=False))
         return ordered(merged)[:limit]
 
 

@@ -151,26 +151,6 @@ def _judge_title_only(answer):
     return False, "; ".join(parts)
 
 
-# ---------------------------------------------------------------- implicit AND
-
-AND_QUERY, OR_QUERY = "congés payés", "congés OR payés"  # English: paid leave; leave OR paid
-
-
-def _or_gain() -> int:
-    both = {h.id for h in _index().raw_search(AND_QUERY, limit=100)}
-    either = {h.id for h in _index().raw_search(OR_QUERY, limit=100)}
-    return len(either - both)
-
-
-def _judge_or_gain(answer):
-    from . import as_integer
-
-    n, truth = as_integer(answer), _or_gain()
-    if n == truth:
-        return True, f"{truth} pages hold « congés » or « payés » but not both: the implicit AND drops them"
-    return False, f"{n} is not the number of pages OR adds (count the pages of each search, and subtract)"
-
-
 # ---------------------------------------------------------------- the sign of bm25()
 
 SIGN_QUERY = "congés payés"
@@ -214,18 +194,6 @@ def _judge_not_syntax(answer):
 
 
 EXERCISES = {
-    "or_gain": Exercise(
-        name="or_gain",
-        question=f"How many pages does « {OR_QUERY} » find that « {AND_QUERY} » does not?",
-        judge=_judge_or_gain,
-        hint_text="Take the ids of index.raw_search for each query (limit=100) as two sets and subtract.",
-        solution_code="""
-both = {h.id for h in index.raw_search("congés payés", limit=100)}
-either = {h.id for h in index.raw_search("congés OR payés", limit=100)}
-answer = len(either - both)""",
-        solution_value=_or_gain,
-        wrong_answers=[0, 1, 100],
-    ),
     "sign": Exercise(
         name="sign",
         question=f"What score does index.search give the best page for « {SIGN_QUERY} » (3 decimals)?",
@@ -251,7 +219,7 @@ answer = 'badge "perdu'   # a quote FTS5 waits for forever; index.search quotes 
         name="tokenizer",
         question="Which tokenize option makes « conges » find « Congés » and « nguyen » find « Nguyễn »?",
         judge=_judge_tokenizer,
-        hint_text="Try the four options of the table in section 2 on both rows; « ễ » carries two accents at once.",
+        hint_text="Try the four options of the table in section 7 on both rows; « ễ » carries two accents at once.",
         solution_code="""
 answer = "unicode61 remove_diacritics 2"
 # remove_diacritics 1 (unicode61's default) folds « é » but not a letter with two accents, like « ễ »;

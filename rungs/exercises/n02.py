@@ -19,13 +19,13 @@ def _fraction(answer) -> float:
 def _setup():
     from ..bm25 import build_index
     from ..lab.handbook import load_pages, load_questions
-    from ..hybrid import Hybrid
+    from ..hybrid import from_legs
     from ..vectors import VectorIndex
 
     pages, questions = load_pages(), load_questions()
     keyword = build_index(pages, stopwords=True)
     vector = VectorIndex(pages)
-    return pages, questions, keyword, Hybrid({"keyword": keyword, "vector": vector}), vector
+    return pages, questions, keyword, from_legs(keyword, vector), vector
 
 
 # ---------------------------------------------------------------- 0 · a sentence's lead

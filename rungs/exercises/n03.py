@@ -24,7 +24,7 @@ REPLIES = {"fenced": '```\n{"answer": "Oui.", "sources": ["rtt"]}\n```',
 
 
 def _accepted() -> list[str]:
-    from ..core.replies import UnusableReply
+    from ..grounding.replies import UnusableReply
     from ..rag import decode
 
     out = []
@@ -217,19 +217,19 @@ NIGHT = ("q016", ("horaires", "travail-de-nuit"))
 def _outcome(reply: dict) -> tuple[str, bool]:
     """What the rung does with ``reply`` in the quoted mode for q016: refused (which check), or shown and marked."""
     from .. import rag
-    from ..core.errors import RungsError
+    from ..grounding import Status
     from ..lab.answers import score_answer
     from ..model import ScriptedClient
 
     questions, _, by_id = _handbook()
     q = questions[NIGHT[0]]
     text = json.dumps(reply, ensure_ascii=False)
-    try:  # the same reply twice: the repair round trip gets no better
-        d = rag.answer_with_details(q["question"], [by_id[i] for i in NIGHT[1]], ScriptedClient([text, text]),
-                                    mode="quoted", constrain=False)
-    except RungsError as err:
-        return f"refused ({type(err).__name__}: {err})", False
-    return f"shown: {d['answer']!r}", score_answer(d["answer"], q, d["sources"])["correct"]
+    # The same reply twice: the repair round trip gets no better.
+    out = rag.answer(q["question"], [by_id[i] for i in NIGHT[1]], ScriptedClient([text, text]),
+                     mode="quoted", constrain=False)
+    if out.status in (Status.REFUSED, Status.UNAVAILABLE):
+        return f"refused ({out.reason})", False
+    return f"shown: {out.text!r}", score_answer(out.text, q, list(out.cited))["correct"]
 
 
 def _judge_passing(answer):

@@ -22,10 +22,10 @@ NOUL = {"type": "noul", "instructions": "Le passage répond-il à la question ?"
 
 
 def _read() -> tuple[float, float]:
-    from ..decide import _candidates, check_questions, distribution
+    from ..decide import candidates, check_questions, distribution
 
     question = check_questions({"q": NOUL})["q"]
-    probs, coverage = distribution(TOP, _candidates(question))
+    probs, coverage = distribution(TOP, candidates(question))
     return probs["true"], coverage
 
 

@@ -29,19 +29,16 @@ from functools import lru_cache
 
 from ..core.errors import BadArgument, check_text
 from ..core.text import fold, nfc, tokenise
-from ..rag import is_no_answer
+from ..grounding import figures
+from ..grounding.abstain import is_no_answer
+from ..grounding.answer import Answer, Status
 from .metrics import check_relevant
 
-#: Number words, spelled out: « vingt-quatre heures » and « 24 h » are one fact; « un an » is « 1 an ».
-NUMBER_WORDS = {"zero": 0, "un": 1, "une": 1, "deux": 2, "trois": 3, "quatre": 4, "cinq": 5, "six": 6,
-                "sept": 7, "huit": 8, "neuf": 9, "dix": 10, "onze": 11, "douze": 12, "treize": 13,
-                "quatorze": 14, "quinze": 15, "seize": 16, "vingt": 20, "vingts": 20, "trente": 30,
-                "quarante": 40, "cinquante": 50, "soixante": 60, "cent": 100, "cents": 100, "mille": 1000}
-
-#: Units as people write them, each spelling → the one word the rule reads: « 25 % » must not match « 25 ans ».
-UNITS = {"h": "h", "heure": "h", "heures": "h", "min": "min", "mn": "min", "minute": "min", "minutes": "min",
-         "€": "euros", "eur": "euros", "euro": "euros", "euros": "euros", "%": "pourcent", "pourcent": "pourcent",
-         "km": "km", "kilometre": "km", "kilometres": "km"}
+#: Number words and units: the collection's one vocabulary (``rungs.grounding.figures``), so the mark and the
+#: figure check read « vingt-quatre heures », « 24 h », « 22 euros » and « 22 € » alike. A unit is one word
+#: whatever its spelling: « 25 % » must not match « 25 ans ».
+NUMBER_WORDS = figures.NUMBER_WORDS
+UNITS = figures.UNITS
 
 #: What the number-reading pass changes before words are cut: the time « 8:30 » is « 8 h 30 », « pour cent »
 #: one word, « 1 500 » (any space between digit groups) one number.
@@ -59,80 +56,46 @@ def answer_words(text: str | None) -> list[str]:
     """An answer as the rule reads it: the words' stems, numbers in digits, units as one word each.
 
     >>> answer_words("Vingt-quatre heures, 2,50 € et trois jours et demi")
-    ['24', 'h', '2.5', 'euros', 'et', '3.5', 'jour']
+    ['24', 'h', '2.5', '€', 'et', '3.5', 'jour']
 
     « 2,5 », « 2.50 » and « deux et demi » are the one number '2.5' (so « 5 jours » is never found in
     « 2,5 jours »); « 1 500 » is '1500'; « 8h30 », « 8 h 30 » and « 8:30 » are the same words, so
-    are « 1er » and « premier »; « € », « euro » and « euros » are 'euros', « heures » is 'h' and « % »
-    'pourcent', so a number keeps its unit. Every other word is folded and cut to its Snowball stem.
+    are « 1er » and « premier »; « € », « euro » and « euros » are '€', « heures » is 'h', « % » and
+    « pour cent » '%', « années » 'an' (``rungs.grounding.figures.UNITS``), so a number keeps its unit. Every other word is folded and cut to its Snowball stem.
     """
     text = check_text(text, "text", allow_none=True) or ""
     text = nfc(text).lower()
     for pattern, repl in _REWRITES:
         text = pattern.sub(repl, text)
+    # Number words read by the collection's one reader (the figure check's): « vingt-quatre » is 24.
+    text = figures.spell_out(figures.plain(text))
     raw = []
     for m in _TOKEN.finditer(text):
         if m.group(1) is not None:  # a number: « 2,50 » and « 2.5 » are written '2.5'
             fraction = (m.group(2) or "").rstrip("0")
-            raw.append(str(int(m.group(1))) + (f".{fraction}" if fraction else ""))
+            # Leading zeros off as text: int() refuses a number of more than 4,300 digits (Python's limit).
+            raw.append((m.group(1).lstrip("0") or "0") + (f".{fraction}" if fraction else ""))
         else:
             raw.append(m.group(0))
     return _stems(_halves(_spelled(raw)))
 
 
+#: The endings of an ordinal after its digits (« 1er », « 1re », « 3e », « 3ème », « 3ième »): one word, 'e'.
+_ORDINAL_ENDINGS = {"e", "er", "re", "ere", "eme", "ieme", "ème", "ère", "ième"}
+
+
 def _spelled(raw: list[str]) -> list[str]:
-    """Runs of number words as digits (« vingt et un » → '21', « mille cinq cents » → '1500'), ordinals as '1 er'."""
-    out, i = [], 0
-    while i < len(raw):
-        word = fold(raw[i])
-        if word in NUMBER_WORDS:
-            i, value = _number_run(raw, i)
-            out.append(str(value))
-        elif word in ("premier", "premiere"):
-            out += ["1", "er"]
-            i += 1
+    """« premier » as « 1 e », and every ordinal ending after a number as the one word 'e' (« 1er » = « 1re »)."""
+    out = []
+    for word in raw:
+        folded = fold(word)
+        if folded in ("premier", "premiere"):
+            out += ["1", "e"]
+        elif folded in _ORDINAL_ENDINGS and out and out[-1][0].isdigit():
+            out.append("e")
         else:
-            # « 1re », « 1ère » and « 1er » are one ordinal.
-            out.append("er" if word in ("re", "ere") and out and out[-1].isdigit() else raw[i])
-            i += 1
+            out.append(word)
     return out
-
-
-def _number_run(raw: list[str], i: int) -> tuple[int, int]:
-    """Read the number words from ``raw[i]`` on; returns where the run stops and its value."""
-    total = current = 0
-    start = i
-    while i < len(raw):
-        word = fold(raw[i])
-        if word == "et" and i > start and i + 1 < len(raw) and fold(raw[i + 1]) in ("un", "une", "onze"):
-            i += 1  # « vingt et un », « soixante et onze »
-            continue
-        value = NUMBER_WORDS.get(word)
-        if value is None:
-            break
-        if value == 1000:
-            total, current = total + max(current, 1) * 1000, 0
-        elif value == 100:
-            current = max(current, 1) * 100
-        elif value == 20 and current % 100 == 4 and i > start:
-            current += 76  # « quatre-vingts » is 80
-        elif i > start and not _follows(current, value):
-            break  # « deux trois jours » is two numbers, not five
-        else:
-            current += value
-        i += 1
-    return i, total + current
-
-
-def _follows(current: int, value: int) -> bool:
-    # A number word may add to the run only where French writes it: after a hundred or a thousand, a unit
-    # after a ten (« vingt-quatre »), a teen after « soixante » or « quatre-vingt » (« soixante-dix-huit »).
-    below = current % 100
-    if below == 0:
-        return True
-    if value < 10:
-        return below % 10 == 0 and below >= 20 or below in (10, 70, 90)
-    return value < 20 and below in (60, 80)
 
 
 def _halves(words: list[str]) -> list[str]:
@@ -207,10 +170,51 @@ def key_facts(question: Mapping) -> list[str]:
     return facts
 
 
-def score_answer(answer: str | None, question: dict, cited: list[str] = ()) -> dict:
+def _shown(answer, cited) -> tuple[str, list]:
+    """What a reader was shown, and what it cites: an ``Answer`` (its status says), or a text and its ids.
+
+    An answer unavailable or refused showed nothing: it is marked as an abstention (« nothing said »),
+    which is right only where no page answers — the rung did not answer, whatever the reason."""
+    if isinstance(answer, Answer):
+        if answer.status in (Status.UNAVAILABLE, Status.REFUSED):
+            return "", []
+        return answer.text, list(answer.cited)
+    check_text(answer, "answer", allow_none=True)
+    if isinstance(cited, (str, bytes)) or not isinstance(cited, Iterable):
+        raise BadArgument(f"cited must be a list of the ids the answer cites, not {type(cited).__name__}")
+    return answer or "", list(cited)
+
+
+def _document(cited_id) -> str:
+    """The document a cited id stands for: « page#3 » (a passage of it, ``rungs.passages``) is « page »; a
+    name that holds « # » itself (« a#1.md ») keeps it — only a final « #<number> » names a passage."""
+    doc, sep, position = str(cited_id).rpartition("#")
+    return doc if sep and position.isdigit() else str(cited_id)
+
+
+def _evidence_pages(question: Mapping) -> set:
+    evidence = question.get("evidence") or []
+    if isinstance(evidence, (str, bytes)) or not isinstance(evidence, Iterable) or isinstance(evidence, Mapping):
+        raise BadArgument(f"question {question.get('id')!r}: evidence must be a list of {{'page', 'text'}}, "
+                          f"not {type(evidence).__name__}")
+    pages = set()
+    for e in evidence:
+        if not isinstance(e, Mapping) or not isinstance(e.get("page"), str):
+            raise BadArgument(f"question {question.get('id')!r}: each evidence is {{'page': id, 'text': sentence}}, "
+                              f"not {str(e)[:60]!r}")
+        pages.add(e["page"])
+    return pages
+
+
+def score_answer(answer, question: dict, cited: list[str] = ()) -> dict:
     """One generated answer held against the question's reference: a rule a learner can read.
 
-    - ``abstained``: the answer is « je ne sais pas » (or none at all);
+    ``answer``: an ``Answer`` (``rungs.grounding``: its text and cited ids; unavailable or refused, it
+    showed nothing), or the text shown and the ids it cites (``cited``).
+
+    - ``abstained``: the answer is « je ne sais pas », or nothing was shown;
+    - ``answerable``: a page answers the question — a judgment above 0, unless the question's kind is
+      « unanswerable » (a near miss may have pages that help and none that answers);
     - ``correct``: for a question no page answers, abstaining; otherwise, not
       abstaining and stating every key fact (``has_fact``);
     - ``facts``: each key fact → found or not (the reason an answer is wrong);
@@ -223,23 +227,20 @@ def score_answer(answer: str | None, question: dict, cited: list[str] = ()) -> d
       a right answer that cites only pages that say nothing of it was right by
       luck, or from a page it does not name.
     """
-    check_text(answer, "answer", allow_none=True)
     if not isinstance(question, Mapping) or "id" not in question:
         raise BadArgument("question must be a question as load_questions returns it (a dict with an 'id')")
-    if isinstance(cited, (str, bytes)) or not isinstance(cited, Iterable):
-        raise BadArgument(f"cited must be a list of the ids the answer cites, not {type(cited).__name__}")
+    text, cited = _shown(answer, cited)
     relevant = check_relevant(question.get("relevant") or {})
     facts_wanted = key_facts(question)
-    text = answer or ""
+    evidence = _evidence_pages(question)
     abstained = not text.strip() or is_no_answer(text)
-    answerable = bool(relevant)
+    answerable = question.get("kind") != "unanswerable" and any(g > 0 for g in relevant.values())
     words = answer_words(text)
     facts = {f: found_in(f, words) for f in facts_wanted} if answerable else {}
     correct = (not abstained and all(facts.values()) and bool(facts)) if answerable else abstained
     out = {"id": question["id"], "answerable": answerable, "abstained": abstained, "correct": correct,
            "facts": facts, "citation_precision": None, "citation_recall": None, "correct_and_cited": correct}
-    pages = list(dict.fromkeys(str(c).split("#")[0] for c in cited))
-    evidence = {e["page"] for e in question.get("evidence", [])}
+    pages = list(dict.fromkeys(_document(c) for c in cited))
     if answerable and not abstained and pages:
         useful = evidence | {p for p, g in relevant.items() if g > 0}
         out["citation_precision"] = sum(p in useful for p in pages) / len(pages)
@@ -251,8 +252,18 @@ def score_answer(answer: str | None, question: dict, cited: list[str] = ()) -> d
     return out
 
 
+MARK_KEYS = ("answerable", "abstained", "correct", "citation_precision", "citation_recall")
+
+
 def answer_report(scored: list[dict]) -> dict:
     """The scores of many answers, summed up: accuracy, abstention where right and where wrong, citations."""
+    if isinstance(scored, (str, bytes, Mapping)) or not isinstance(scored, Iterable):
+        raise BadArgument(f"scored must be a list of what score_answer returns, not {type(scored).__name__}")
+    scored = list(scored)
+    for i, s in enumerate(scored):
+        missing = [k for k in MARK_KEYS if not isinstance(s, Mapping) or k not in s]
+        if missing:
+            raise BadArgument(f"scored[{i}] is not what score_answer returns: it lacks {missing}")
     answerable = [s for s in scored if s["answerable"]]
     unanswerable = [s for s in scored if not s["answerable"]]
     mean = lambda xs: sum(xs) / len(xs) if xs else None

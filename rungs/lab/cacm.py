@@ -13,13 +13,14 @@ Cost: reading a 0.8 MB archive and tokenising 3,204 short texts, about a second.
 from __future__ import annotations
 
 import html
+import os
 import re
 import tarfile
 from functools import lru_cache
 from pathlib import Path
 
 from ..core import paths
-from ..core.errors import RungsError
+from ..core.errors import BadArgument, RungsError, short_repr
 
 #: Lucene's English stop words (EnglishAnalyzer.ENGLISH_STOP_WORDS_SET), the 33 Anserini uses.
 LUCENE_STOPWORDS = frozenset("""a an and are as at be but by for if in into is it no not of on or such that the
@@ -32,9 +33,15 @@ class CacmNotFound(RungsError, FileNotFoundError):
 
 def find(path: str | Path | None = None) -> Path:
     """The folder holding CACM: ``path`` if given, else ``$RUNGS_CACM``, else the copy shipped with rungs."""
+    if path is not None and not isinstance(path, (str, os.PathLike)):
+        raise BadArgument(f"path must be a folder's path, not {type(path).__name__} {short_repr(path)}")
     chosen = path or paths.setting_text("RUNGS_CACM")
     folder = Path(chosen) if chosen else paths.data("cacm")
-    if not (folder / "cacm.tar.gz").exists():
+    try:
+        found = (folder / "cacm.tar.gz").is_file()
+    except OSError:  # a name the system refuses (too long)
+        found = False
+    if not found:
         raise CacmNotFound(f"CACM not found in {folder}: give the folder holding cacm.tar.gz, topics.cacm.txt "
                            "and qrels.cacm.txt (or unset RUNGS_CACM to use the copy shipped with rungs)")
     return folder

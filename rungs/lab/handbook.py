@@ -28,7 +28,7 @@ import os
 from pathlib import Path
 
 from ..core import paths
-from ..core.errors import BadArgument, RungsError, _short
+from ..core.errors import BadArgument, RungsError, short_repr
 
 #: The handbook travels inside the package (``rungs/lab/data/handbook/``): an installed rungs finds it too.
 HANDBOOK = paths.data("handbook")
@@ -45,6 +45,8 @@ def _parse(path: Path) -> dict:
         text = path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as err:
         raise HandbookError(f"{path.name}: not UTF-8 text (byte {err.start}): save it as UTF-8") from None
+    except OSError as err:  # no permission, removed while read
+        raise HandbookError(f"{path.name}: cannot be read ({err.strerror or err})") from None
     lines = text.split("\n")
     # The front matter is the block between the first two lines that hold only ---.
     if not lines or lines[0].strip() != "---":
@@ -69,15 +71,24 @@ def _parse(path: Path) -> dict:
     return {"id": meta["id"], "title": meta["title"], "body": body or None, "section": meta["section"]}
 
 
+def _exists(path: Path, test) -> bool:
+    """``path.is_dir()`` or ``path.is_file()``, False for a name the system refuses (too long: OSError)."""
+    try:
+        return test(path)
+    except OSError:
+        return False
+
+
 def load_pages(path: str | Path | None = None) -> list[dict]:
     """Every page of the handbook, sorted by id: ``id``, ``title``, ``body`` (or None), ``section``."""
     if path is not None and not isinstance(path, (str, os.PathLike)):
-        raise BadArgument(f"path must be a folder's path, not {type(path).__name__} {_short(path)}")
+        raise BadArgument(f"path must be a folder's path, not {type(path).__name__} {short_repr(path)}")
     folder = Path(path) if path is not None else HANDBOOK / "pages"
-    if not folder.is_dir():
+    if not _exists(folder, Path.is_dir):
         raise HandbookError(f"{folder}: no such folder of pages")
     pages, seen = [], {}
-    for file in sorted(folder.glob("*.md")):
+    # Regular files only: a FIFO named x.md would wait forever for a writer, a socket or a link loop fail.
+    for file in sorted(f for f in folder.glob("*.md") if _exists(f, Path.is_file)):
         page = _parse(file)
         if page["id"] in seen:
             raise HandbookError(f"{file.name}: id {page['id']!r} is already used by {seen[page['id']]}")
@@ -99,12 +110,16 @@ def load_questions(path: str | Path | None = None) -> list[dict]:
     ``english`` (a gloss of the question) are there when the file has them.
     """
     if path is not None and not isinstance(path, (str, os.PathLike)):
-        raise BadArgument(f"path must be a file's path, not {type(path).__name__} {_short(path)}")
+        raise BadArgument(f"path must be a file's path, not {type(path).__name__} {short_repr(path)}")
     file = Path(path) if path is not None else HANDBOOK / "questions.jsonl"
+    if not _exists(file, Path.is_file):  # not a folder, a FIFO, a socket: a FIFO would be waited on forever
+        raise HandbookError(f"{file}: no such file of questions")
     try:
         raw_text = file.read_text(encoding="utf-8")
     except UnicodeDecodeError as err:
         raise HandbookError(f"{file.name}: not UTF-8 text (byte {err.start}): save it as UTF-8") from None
+    except OSError as err:  # no permission, removed while read
+        raise HandbookError(f"{file.name}: cannot be read ({err.strerror or err})") from None
     questions, seen = [], set()
     # Split on newlines only: U+2028, which json.dumps(ensure_ascii=False) leaves raw inside a string,
     # is a line break to str.splitlines() but not to JSON Lines.
@@ -128,5 +143,7 @@ def load_questions(path: str | Path | None = None) -> list[dict]:
         questions.append({"id": q["id"], "question": q["question"], "kind": q.get("kind", "lexical"),
                           "judged": dict(judged), "relevant": {d: g for d, g in judged.items() if g > 0},
                           "answer": q.get("answer"), "key_facts": list(q.get("key_facts") or []),
-                          "evidence": list(q.get("evidence") or []), "english": q.get("english")})
+                          "evidence": list(q.get("evidence") or []), "english": q.get("english"),
+                          # When a question joined the collection: tuning.halves splits later ones apart.
+                          **({"added": q["added"]} if q.get("added") else {})})
     return questions

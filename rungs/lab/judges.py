@@ -19,13 +19,14 @@ pass over the stored answers per threshold.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 
 from ..core import paths
 from ..core.documents import check_documents, passage_text
 from ..core.errors import BadArgument, check_int, check_number, check_query, check_text
-from ..decide import MAX_STATE_CHARS, ask
+from ..decide import MAX_STATE_BUDGET, MAX_STATE_CHARS, ask
+from ..grounding.answer import Cost
+from .sending import read_log
 
 #: N4 checking N3: one yes/no question about an answer and the passages it cites.
 SUPPORT = {"type": "noul",
@@ -42,22 +43,27 @@ def support(question: str, answer: str, passages: list, client=None, *, threshol
     says what the answer claims. This asks the model, as a typed yes/no question (``SUPPORT``), and
     flags the answer as « not supported by its source » when P(oui) < ``threshold``. A judgement
     the model would not give with enough certainty (low coverage) is reported, not invented
-    (``supported`` is then None). Cost: one short call (one token of answer).
+    (``supported`` is then None); ``cost`` is what the call took. Cost: one short call (one token of answer).
     """
     check_query(question, name="question")
     check_text(answer, "answer")
     check_number(threshold, "threshold", low=0.0, high=1.0)
     check_int(max_chars, "max_chars", low=1, high=MAX_STATE_CHARS)
     passages = check_documents(passages, name="passages")
+    most = MAX_STATE_BUDGET // (max_chars + 200)  # each passage sent with up to 200 characters of framing
+    if len(passages) > most:  # said in the knobs of this call, before decide refuses a budget it never saw set
+        raise BadArgument(f"{len(passages)} passages are more than one support check sends: at most {most} at "
+                          f"max_chars={max_chars}; pass the passages the answer cites, or a smaller max_chars")
     if not passages:
-        return {"p": None, "supported": False, "trusted": True, "note": "no passage cited: nothing supports it"}
+        return {"p": None, "supported": False, "trusted": True, "note": "no passage cited: nothing supports it",
+                "cost": Cost()}
     state = {"question": question, "réponse": answer,
              "passages cités": [passage_text(p)[:max_chars] for p in passages]}
-    out = ask(state, {"support": SUPPORT}, client, backend="logprobs",
-              max_state_chars=max(MAX_STATE_CHARS, len(passages) * (max_chars + 200)))["answers"]["support"]
-    p = out.get("p")
+    decision = ask(state, {"support": SUPPORT}, client, backend="logprobs",
+                   max_state_chars=max(MAX_STATE_CHARS, len(passages) * (max_chars + 200)))
+    out, p = decision.answers["support"], decision.answers["support"].get("p")
     return {"p": p, "supported": None if p is None else p >= threshold, "trusted": out["trusted"],
-            "note": out.get("note", "")}
+            "note": out.get("note", ""), "cost": decision.cost}
 
 
 #: N4 grading N3: does an answer say what the reference answer says? (A second opinion on the key-fact rule.)
@@ -80,9 +86,10 @@ def matches_reference(question: str, answer: str, reference: str, client=None, *
     check_text(reference, "reference")
     check_number(threshold, "threshold", low=0.0, high=1.0)
     state = {"question": question, "réponse de référence": reference, "réponse donnée": answer}
-    out = ask(state, {"same": SAME_AS_REFERENCE}, client, backend="logprobs")["answers"]["same"]
-    p = out.get("p")
-    return {"p": p, "same": None if p is None else p >= threshold, "trusted": out["trusted"], "note": out.get("note", "")}
+    decision = ask(state, {"same": SAME_AS_REFERENCE}, client, backend="logprobs")
+    out, p = decision.answers["same"], decision.answers["same"].get("p")
+    return {"p": p, "same": None if p is None else p >= threshold, "trusted": out["trusted"], "note": out.get("note", ""),
+            "cost": decision.cost}
 
 
 #: The thresholds notebook 04 turns the support check over (0.5 is the shipped one).
@@ -96,16 +103,17 @@ def stored_support(config: str = "notebook 03", path=None) -> list[dict]:
     last line of each (configuration, question) is the one that counts. An answer the check could not
     read (low coverage, ``p`` None) or that abstained is left out, as in the benchmark's own table.
     """
+    check_text(config, "config")
     file = paths.in_checkout("benchmarks", "results", "answers.jsonl", what="the answer benchmark's log") \
         if path is None else path
-    last = {}
-    for line in file.read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            row = json.loads(line)
-            last[row["config"], row["id"]] = row  # a later line replaces an earlier one: the support check's
-    rows = [{"id": r["id"], "correct": bool(r["correct"]), "p": r["support"]["p"]}
+    last = read_log(file)  # a later line replaces an earlier one: the support check's
+    rows = [{"id": r["id"], "correct": r["correct"], "p": r["support"]["p"]}
             for (c, _), r in sorted(last.items()) if c == config and not r.get("abstained")
-            and (r.get("support") or {}).get("p") is not None]
+            and isinstance(r.get("support"), Mapping) and r["support"].get("p") is not None]
+    for r in rows:  # what the table below divides and compares: a verdict and a probability
+        if not isinstance(r["correct"], bool):
+            raise BadArgument(f"path {file}: the answer {r['id']!r} has no verdict 'correct' (true or false)")
+        check_number(r["p"], f"path {file}: the support check's p of {r['id']!r}", low=0.0, high=1.0)
     if not rows:
         raise BadArgument(f"no stored support check for configuration {config!r} in {file.name}: "
                           "run benchmarks/bench_answers.py --only support first")
@@ -122,9 +130,15 @@ def threshold_table(rows: Iterable[Mapping], thresholds: Iterable[float] = THRES
     of what is wrong the check finds), ``precision`` caught / flagged (how often a flag is deserved;
     None when nothing is flagged). No model call: the scores are the benchmark's.
     """
-    rows = [dict(r) for r in rows]
-    for r in rows:
+    if isinstance(rows, (str, bytes, Mapping)) or not isinstance(rows, Iterable):
+        raise BadArgument(f"rows must be a list of stored support checks (stored_support), not {type(rows).__name__}")
+    rows = list(rows)
+    for i, r in enumerate(rows):
+        if not isinstance(r, Mapping) or not isinstance(r.get("correct"), bool):
+            raise BadArgument(f"rows[{i}] must be a stored support check, {{'correct': True or False, 'p': …}}")
         check_number(r.get("p"), "a stored P(supported)", low=0.0, high=1.0)
+    if isinstance(thresholds, (str, bytes, Mapping)) or not isinstance(thresholds, Iterable):
+        raise BadArgument(f"thresholds must be a list of numbers between 0 and 1, not {type(thresholds).__name__}")
     wrong = sum(1 for r in rows if not r["correct"])
     table = []
     for t in thresholds:

@@ -29,7 +29,7 @@ import numbers
 from collections.abc import Iterable, Mapping
 
 from ..core.documents import duplicates
-from ..core.errors import BadArgument, _short, check_choice, check_int, check_number
+from ..core.errors import BadArgument, short_repr, check_choice, check_int, check_number
 from ..core.retrieval import one_id, ranking_ids
 from ..rag import MAX_PASSAGES
 
@@ -129,9 +129,20 @@ METRICS = {"MRR": lambda r, rel: reciprocal_rank(r, rel), "recall@5": lambda r, 
 
 def judged_share(run, questions: list[dict], at: int = 5) -> float:
     """judged@k averaged over the questions with a relevant page: how much of what a metric reads was judged."""
-    out = [judged(_ranking(run, q), q.get("judged", q["relevant"]), at)
-           for q in _check_questions(questions) if any(g > 0 for g in q["relevant"].values())]
-    return sum(out) / len(out) if out else 0.0
+    return mean(judged(ranking_of(run, q), q.get("judged", q["relevant"]), at)
+                for q in check_questions(questions) if any(g > 0 for g in q["relevant"].values()))
+
+
+def mean(values) -> float:
+    """The mean of finite numbers, finite too (0.0 for none): the sum over their number, unless that sum
+    passes the largest float (two scores of 1.7e308 add up to infinity) — then each is divided first."""
+    if isinstance(values, (str, bytes, Mapping)) or not isinstance(values, Iterable):
+        raise BadArgument(f"values must be a list of numbers, not {type(values).__name__} {short_repr(values)}")
+    values = [check_number(v, "values[…]") for v in values]
+    if not values:
+        return 0.0
+    total = sum(values)
+    return total / len(values) if math.isfinite(total) else math.fsum(v / len(values) for v in values)
 
 
 def evaluate(run, questions: list[dict], metrics: dict | None = None) -> dict:
@@ -141,13 +152,14 @@ def evaluate(run, questions: list[dict], metrics: dict | None = None) -> dict:
     question id to a ranking.
     """
     metrics = _check_metrics(metrics or METRICS)
-    judged = [q for q in _check_questions(questions) if any(g > 0 for g in q["relevant"].values())]
-    totals = dict.fromkeys(metrics, 0.0)
+    questions = check_questions(questions)  # a list from here on: a generator is read once
+    judged = [q for q in questions if any(g > 0 for g in q["relevant"].values())]
+    values = {name: [] for name in metrics}
     for q in judged:
-        ranking = _ranking(run, q)
+        ranking = ranking_of(run, q)
         for name, metric in metrics.items():
-            totals[name] += _value(metric(ranking, q["relevant"]), name, q)
-    out = {name: total / len(judged) if judged else 0.0 for name, total in totals.items()}
+            values[name].append(_value(metric(ranking, q["relevant"]), name, q))
+    out = {name: mean(v) for name, v in values.items()}
     out["questions"] = len(judged)
     out["skipped"] = len(questions) - len(judged)
     return out
@@ -159,7 +171,7 @@ def _check_metrics(metrics) -> dict:
     return dict(metrics)
 
 
-def _check_questions(questions) -> list[dict]:
+def check_questions(questions) -> list[dict]:
     """Questions as load_questions returns them: each a dict with an 'id', a 'question' and 'relevant'."""
     if isinstance(questions, (str, bytes, Mapping)) or not isinstance(questions, Iterable):
         raise BadArgument(f"questions must be a list of questions, not {type(questions).__name__}")
@@ -171,7 +183,7 @@ def _check_questions(questions) -> list[dict]:
     return questions
 
 
-def _ranking(run, q):
+def ranking_of(run, q):
     """What ``run`` ranked for question ``q``: a dict looked up by id, or a function called on the text."""
     if isinstance(run, Mapping):
         if q["id"] not in run:
@@ -186,7 +198,7 @@ def _ranking(run, q):
 def _value(value, name, q) -> float:
     # A metric that returns NaN or text would poison the mean without a word.
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
-        raise BadArgument(f"metric {name!r} returned {_short(value)} for question {q['id']!r}: "
+        raise BadArgument(f"metric {name!r} returned {short_repr(value)} for question {q['id']!r}: "
                           "a metric returns a finite number")
     return float(value)
 
@@ -203,9 +215,9 @@ def per_question(run, questions: list[dict], metric=None) -> dict[str, float]:
     elif not callable(metric):
         raise BadArgument(f"metric must be a name of METRICS or a function, not {type(metric).__name__}")
     out = {}
-    for q in _check_questions(questions):
+    for q in check_questions(questions):
         if any(g > 0 for g in q["relevant"].values()):
-            out[q["id"]] = _value(metric(_ranking(run, q), q["relevant"]), "metric", q)
+            out[q["id"]] = _value(metric(ranking_of(run, q), q["relevant"]), "metric", q)
     return out
 
 
@@ -239,11 +251,15 @@ def paired_test(a: dict[str, float], b: dict[str, float], *, trials: int = 10_00
         raise BadArgument("the two systems must be scored on the same questions")
     check_int(trials, "trials", low=100, high=1_000_000)
     check_int(seed, "seed")
-    diff = np.array([b[q] - a[q] for q in common], dtype=np.float64)
+    # Scores over 1 are divided by the largest first, and the answer scaled back: a difference of two
+    # finite scores is then finite (1.7e308 − 0 is; its square in the deviation is not). Scores in [0, 1]
+    # are divided by 1: the same numbers as ever, bit for bit.
+    scale = max([1.0, *(abs(float(v)) for v in (*a.values(), *b.values()))])
+    diff = np.array([b[q] / scale - a[q] / scale for q in common], dtype=np.float64)
     n = len(diff)
-    out = {"n": n, "mean_a": float(np.mean([a[q] for q in common])) if n else 0.0,
-           "mean_b": float(np.mean([b[q] for q in common])) if n else 0.0,
-           "diff": float(diff.mean()) if n else 0.0,
+    out = {"n": n, "mean_a": float(np.mean([a[q] / scale for q in common])) * scale if n else 0.0,
+           "mean_b": float(np.mean([b[q] / scale for q in common])) * scale if n else 0.0,
+           "diff": float(diff.mean()) * scale if n else 0.0,
            "improved": int((diff > 1e-12).sum()), "degraded": int((diff < -1e-12).sum())}
     out["equal"] = n - out["improved"] - out["degraded"]
     if n == 0 or not diff.any():
@@ -254,8 +270,11 @@ def paired_test(a: dict[str, float], b: dict[str, float], *, trials: int = 10_00
     # +1 on both sides: the observed assignment is one of the possible ones (never p = 0).
     out["p"] = float((np.sum(flipped >= abs(diff.mean()) - 1e-12) + 1) / (trials + 1))
     boot = diff[rng.integers(0, n, size=(trials, n))].mean(axis=1)
-    out["ci95"] = (float(np.quantile(boot, 0.025)), float(np.quantile(boot, 0.975)))
-    out["sd"] = float(diff.std(ddof=1)) if n > 1 else 0.0
+    out["ci95"] = (float(np.quantile(boot, 0.025)) * scale, float(np.quantile(boot, 0.975)) * scale)
+    out["sd"] = float(diff.std(ddof=1)) * scale if n > 1 else 0.0
+    if not all(map(math.isfinite, (out["diff"], out["sd"], *out["ci95"]))):
+        raise BadArgument(f"b − a is too large for a float (the scores reach {scale:.3g}): a paired test "
+                          "compares scores such as a metric gives, not numbers near ±1.8e308")
     return out
 
 
@@ -274,6 +293,7 @@ def holm_across(tables: dict) -> dict:
     """
     if not isinstance(tables, Mapping):
         raise BadArgument("tables must be a dict of name → rows (what compare returns)")
+    tables = {name: _check_rows(rows) for name, rows in tables.items()}
     pvalues = {(name, i): r["p"] for name, rows in tables.items() for i, r in enumerate(rows) if r.get("p") is not None}
     adjusted = holm(pvalues) if pvalues else {}
     out = {}
@@ -337,7 +357,7 @@ def compare(runs: dict, questions: list[dict], *, baseline: str, metric=None, tr
     tests = {name: paired_test(scores[baseline], s, trials=trials) for name, s in scores.items() if name != baseline}
     adjusted = holm({name: t["p"] for name, t in tests.items()}) if tests else {}
     base = scores[baseline]
-    rows = [{"system": baseline, "mean": sum(base.values()) / len(base) if base else 0.0, "diff": None,
+    rows = [{"system": baseline, "mean": mean(base.values()), "diff": None,
              "ci95": None, "p": None, "p_holm": None, "improved": None, "degraded": None, "n": len(base)}]
     for name, t in tests.items():
         rows.append({"system": name, "mean": t["mean_b"], "diff": t["diff"], "ci95": t["ci95"], "p": t["p"],
@@ -352,6 +372,8 @@ def comparison_table(rows: list[dict], *, metric: str = "MRR", alpha: float = 0.
     """
     from ..core.display import Table
 
+    rows = _check_rows(rows)
+    check_number(alpha, "alpha", low=0.0, high=1.0)
     family = max((r.get("family") or 0 for r in rows), default=0) or sum(1 for r in rows if r["diff"] is not None)
     lines = [f"{'system':<28} {metric:>8} {'diff':>7}  {'95% interval':<17} {'p':>7} {'p Holm':>7} {'+/-':>7}  verdict"]
     split = []
@@ -372,3 +394,24 @@ def comparison_table(rows: list[dict], *, metric: str = "MRR", alpha: float = 0.
                      f"the mean difference, uncorrected for the {family} comparisons and a little narrow on few "
                      "questions; the verdict is the sign-flip test's, corrected.")
     return Table("\n".join(lines))
+
+
+def _check_rows(rows) -> list[dict]:
+    """What ``compare`` (or ``holm_across``) returned: a system, its mean, and, except for the baseline, its test."""
+    if isinstance(rows, (str, bytes, Mapping)) or not isinstance(rows, Iterable):
+        raise BadArgument(f"rows must be the list compare returns, not {type(rows).__name__} {short_repr(rows)}")
+    rows = list(rows)
+    tested = {"ci95": (tuple, list), "p": numbers.Real, "p_holm": numbers.Real, "improved": int, "degraded": int}
+    for i, r in enumerate(rows):
+        if not isinstance(r, Mapping) or not isinstance(r.get("system"), str) \
+                or not _real(r.get("mean")) or not (r.get("diff") is None or _real(r["diff"])):
+            raise BadArgument(f"rows[{i}] must be a row of compare (a 'system', its 'mean', its 'diff'), not {short_repr(r)}")
+        missing = [k for k, kind in tested.items() if r["diff"] is not None and not isinstance(r.get(k), kind)]
+        if missing or (r["diff"] is not None and not (len(r["ci95"]) == 2 and all(map(_real, r["ci95"])))):
+            raise BadArgument(f"rows[{i}] ({r['system']!r}) lacks its test ({', '.join(missing) or 'ci95'}): "
+                              "pass what compare returns")
+    return rows
+
+
+def _real(value) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)

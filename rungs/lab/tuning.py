@@ -29,7 +29,7 @@ import random
 from collections.abc import Iterable, Mapping
 
 from ..core.errors import BadArgument, check_bool, check_choice, check_int, check_names, check_number
-from .metrics import METRICS, _check_questions, evaluate, paired_test, per_question
+from .metrics import METRICS, check_questions, evaluate, mean, paired_test, per_question
 
 #: The most settings one sweep may try: each costs a ranking per question, and a grid's size is a
 #: product (five knobs of twenty values are 3.2 million settings — days, not a sweep).
@@ -37,22 +37,31 @@ MAX_SETTINGS = 10_000
 
 
 def halves(questions: list[dict], *, seed: int = 0, answerable_only: bool = True) -> tuple[list, list]:
-    """Two halves, shuffled with a fixed seed, each kind of question divided evenly between them."""
+    """Two halves, shuffled with a fixed seed, each kind of question divided evenly between them.
+
+    Questions that carry « added » (text: when they joined the collection) are split after the others,
+    batch by batch: the halves of the questions already there do not move."""
     # An integer seed: random.Random hashes anything else, and a NaN's hash changes from run to run.
     seed = check_int(seed, "seed")
     check_bool(answerable_only, "answerable_only")
-    questions = _check_questions(questions)
+    questions = check_questions(questions)
     if any(not isinstance(q.get("kind", ""), str) for q in questions):
         raise BadArgument("a question's 'kind' must be text (lexical, paraphrase, unanswerable…)")
     pool = [q for q in questions if q["relevant"]] if answerable_only else list(questions)
+    if any(not isinstance(q.get("added") or "", str) for q in pool):
+        raise BadArgument("a question's 'added' must be text (when the question joined the collection)")
     rng = random.Random(seed)
     tune, held = [], []
-    for kind in sorted({q.get("kind", "") for q in pool}):
-        group = sorted((q for q in pool if q.get("kind", "") == kind), key=lambda q: q["id"])
-        rng.shuffle(group)
-        half = len(group) // 2
-        tune += group[:half]
-        held += group[half:]
+    # Questions added to a collection later carry « added » (when they came): they are split in a pass of
+    # their own, after the others, so adding questions never moves an old one to the other half.
+    for batch in sorted({q.get("added") or "" for q in pool}):
+        members = [q for q in pool if (q.get("added") or "") == batch]
+        for kind in sorted({q.get("kind", "") for q in members}):
+            group = sorted((q for q in members if q.get("kind", "") == kind), key=lambda q: q["id"])
+            rng.shuffle(group)
+            half = len(group) // 2
+            tune += group[:half]
+            held += group[half:]
     return tune, held
 
 
@@ -108,12 +117,16 @@ def heatmap(frame, x: str, y: str, value: str, *, ax=None, title: str = ""):
     """A metric over two knobs (the others already fixed or averaged out), with the best cell marked."""
     import matplotlib.pyplot as plt
 
+    _check_frame(frame, [x, y], [value])
+    if len({x, y, value}) < 3:
+        raise BadArgument(f"x, y and value are {x!r}, {y!r} and {value!r}: a heatmap draws a metric (value) over "
+                          "two different knobs (x and y)")
     table = frame.pivot_table(index=y, columns=x, values=value, aggfunc="max")
     if ax is None:
         _, ax = plt.subplots(figsize=(6, 3.8))
     image = ax.imshow(table.values, origin="lower", aspect="auto", cmap="viridis")
-    ax.set_xticks(range(len(table.columns)), [f"{v:g}" for v in table.columns])
-    ax.set_yticks(range(len(table.index)), [f"{v:g}" for v in table.index])
+    ax.set_xticks(range(len(table.columns)), [_tick(v) for v in table.columns])
+    ax.set_yticks(range(len(table.index)), [_tick(v) for v in table.index])
     ax.set_xlabel(x)
     ax.set_ylabel(y)
     best = divmod(int(table.values.argmax()), table.shape[1])
@@ -131,6 +144,10 @@ def line(frame, x: str, values: list[str], *, ax=None, title: str = "", ylabel: 
     """Metrics along one knob. ``xscale="symlog"`` spreads values such as 0, 1, 5, 60, 1000 (0 included)."""
     import matplotlib.pyplot as plt
 
+    values = check_names(values, "values")
+    if not values:
+        raise BadArgument("values is empty: name at least one metric to draw, like ['MRR']")
+    _check_frame(frame, [x], values)
     if ax is None:
         _, ax = plt.subplots(figsize=(6, 3.2))
     frame = frame.sort_values(x)  # a grid lists its default first: plotted in that order the line zigzags
@@ -146,6 +163,27 @@ def line(frame, x: str, values: list[str], *, ax=None, title: str = "", ylabel: 
     ax.set_title(title)
     ax.grid(alpha=0.3)
     return ax
+
+
+def _check_frame(frame, knobs: list, values: list) -> None:
+    """A sweep's frame to draw: a DataFrame with rows, the knobs' columns, and the values' columns as numbers."""
+    import pandas as pd
+
+    if not isinstance(frame, pd.DataFrame):
+        raise BadArgument(f"frame must be a pandas DataFrame (what sweep returns), not {type(frame).__name__}")
+    if frame.empty:
+        raise BadArgument("frame is empty: sweep at least one setting before drawing it")
+    missing = [c for c in [*knobs, *values] if not isinstance(c, str) or c not in frame.columns]
+    if missing:
+        raise BadArgument(f"frame has no column {missing[0]!r}; its columns are {list(frame.columns)}"[:300])
+    for c in values:
+        if not pd.api.types.is_numeric_dtype(frame[c]) or pd.api.types.is_bool_dtype(frame[c]):
+            raise BadArgument(f"frame[{c!r}] must hold numbers (a metric's values), not {frame[c].dtype}")
+
+
+def _tick(value) -> str:
+    # A knob's value as a tick: 0.75 as « 0.75 », a word (match="any") as itself.
+    return f"{value:g}" if isinstance(value, (int, float)) and not isinstance(value, bool) else str(value)
 
 
 def held_out(param_grid: dict, run_fn, questions: list[dict], *, baseline=None, default: dict | None = None,
@@ -172,15 +210,13 @@ def held_out(param_grid: dict, run_fn, questions: list[dict], *, baseline=None, 
     check_choice(metric, "metric", METRICS)
     if baseline is not None and not callable(baseline):
         raise BadArgument(f"baseline must be a run function (or None), not {type(baseline).__name__}")
-    names = list(param_grid)
+    names, settings = _grid_settings(param_grid)  # the grid refused by name, before any ranking
     if default is not None:
-        if not isinstance(default, dict) or set(default) != set(names) or \
-                any(default[n] not in list(param_grid[n]) for n in names):
+        if not isinstance(default, dict) or set(default) != set(names) or default not in settings:
             raise BadArgument(f"default must be one setting of the grid (a value of each of {names}), not {default!r}")
     tune, held = halves(questions, seed=seed)
     frame = sweep(param_grid, run_fn, tune, metrics={metric: METRICS[metric]}, progress=progress)
     # The settings in the sweep's own order: a pandas row would turn the integers of a mixed row into floats.
-    settings = [dict(zip(names, values)) for values in itertools.product(*(param_grid[n] for n in names))]
     best = settings[int(frame[metric].values.argmax())]
     out = {"best": best, "tune": float(frame[metric].max()), "sweep": frame, "tune_questions": len(tune),
            "held_questions": len(held), "kept_default": False}
@@ -190,13 +226,13 @@ def held_out(param_grid: dict, run_fn, questions: list[dict], *, baseline=None, 
         out["tune_test"] = paired_test(on_tune["default"], on_tune["best"])
         if not (out["tune_test"]["diff"] > 0 and out["tune_test"]["p"] < alpha):
             out.update(best=dict(default), kept_default=True, sweep_best=best, sweep_best_tune=out["tune"],
-                       tune=sum(on_tune["default"].values()) / max(1, len(on_tune["default"])))
+                       tune=mean(on_tune["default"].values()))
     chosen = lambda q: run_fn(q, **out["best"])
     held_scores = per_question(chosen, held, METRICS[metric])
-    out["held"] = sum(held_scores.values()) / len(held_scores) if held_scores else 0.0
+    out["held"] = mean(held_scores.values())
     if baseline is not None:
         base_scores = per_question(baseline, held, METRICS[metric])
-        out["baseline_held"] = sum(base_scores.values()) / len(base_scores) if base_scores else 0.0
+        out["baseline_held"] = mean(base_scores.values())
         out["test"] = paired_test(base_scores, held_scores)
     return out
 
@@ -251,7 +287,7 @@ def choose(param_grid: dict, run_fn, questions: list[dict], *, default: dict, me
     if final:  # once, at the end, for the setting shipped
         chosen = per_question(lambda q: run_fn(q, **out["best"]), held, named[metric])
         base = per_question(lambda q: run_fn(q, **default), held, named[metric])
-        out["final"] = {"chosen": sum(chosen.values()) / len(chosen), "default": sum(base.values()) / len(base),
+        out["final"] = {"chosen": mean(chosen.values()), "default": mean(base.values()),
                         "test": paired_test(base, chosen)}
     return out
 

@@ -115,7 +115,7 @@ def rebuild_command() -> str:
 _BUILD_ID: list[str] = []
 
 
-def _build_id() -> str:
+def build_id() -> str:
     # Read once per process (importlib.metadata walks sys.path): a rebuilt llama.cpp is seen by new kernels.
     if not _BUILD_ID:
         build = llama_build()

@@ -20,22 +20,27 @@ What it costs: reading the prompt dominates. With the portable build on one
 thread the model reads about 35 prompt tokens a second and writes about 15
 (``benchmarks/results/portable.json``), so a 4-passage N3 prompt of several
 hundred tokens takes tens of seconds before the first word; notebook 03 prints
-the tokens in and the seconds of each of its answers.
+the tokens in and the seconds of each of its answers. The start a prompt shares
+with the one before it is not read again: the server says how many tokens it
+reused (``ChatResult.reused_tokens``, a stream's ``last_usage.reused_tokens``).
+``RUNGS_LLM_TIMEOUT`` sets how long a call waits (default 120 s).
 """
 
 from __future__ import annotations
 
 import json
 import time
+import urllib.parse
 
 from ..core import paths, secrets
-from ..core.errors import check_int, check_number
+from ..core.errors import BadArgument, check_int, check_number
 from .responses import completion, decode, model_ids, piece, retry_after
 from .bundle import LOCAL_MODEL_NAME
 from .contract import (BadResponse, ChatModel, ChatResult, ModelError, ModelRefused, ModelServerCrashed,
-                       ModelTimeout, ModelUnavailable, _refuse_empty, estimate_tokens)
+                       ModelTimeout, ModelUnavailable, Usage, refuse_empty, estimate_tokens)
+from .replay import RecordingClient, ReplayClient, mode as replay_mode, name_notebook, replay_file
 from .server import LocalServer, local_server
-from .supervisor import _crashed
+from .supervisor import crashed
 
 
 _RETRYABLE_STATUS = {408, 409, 429, 500, 502, 503, 504}
@@ -45,6 +50,11 @@ _REFUSAL_STATUS = {400, 404, 415, 422, 500, 501}
 # Structured output, strictest first; each endpoint gets the first one it accepts.
 FORMS = ("json_schema", "json_object+schema", "json_object", "none")
 _ACCEPTED: dict[tuple[str, str], str] = {}  # (endpoint, model) → the form it accepted, for this process
+#: Seconds a call may wait for its answer unless ``timeout=`` or RUNGS_LLM_TIMEOUT says otherwise; a busy shared
+#: server may queue a request for longer (notebook 04 and a room give it 900).
+TIMEOUT_DEFAULT = 120.0
+#: The longest answer a call may ask for, and the most alternatives per token (OpenAI's API returns at most 20).
+MAX_TOKENS, MAX_LOGPROBS = 100_000, 20
 
 
 def _response_format(form: str, schema: dict) -> dict | None:
@@ -65,7 +75,7 @@ class Client(ChatModel):
     """Talks to one OpenAI-compatible endpoint: the local server unless ``OPENAI_BASE_URL`` says otherwise."""
 
     def __init__(self, base_url: str | None = None, api_key: str | None = None, model: str | None = None,
-                 *, timeout: float = 120.0, retries: int = 2, backoff: float = 0.5):
+                 *, timeout: float | None = None, retries: int = 2, backoff: float = 0.5):
         self._base_url = base_url or paths.setting_text("OPENAI_BASE_URL")
         self._api_key = api_key or paths.setting_text("OPENAI_API_KEY") or "not-needed-locally"
         self.local = self._base_url is None
@@ -73,11 +83,11 @@ class Client(ChatModel):
         if not self.model:
             raise paths.BadSetting("OPENAI_BASE_URL is set but no model is named: set RUNGS_MODEL to the name "
                                    "the endpoint serves (e.g. export RUNGS_MODEL=gpt-4o-mini)")
-        if not self.local and not str(self._base_url).lower().startswith(("http://", "https://")):
-            raise paths.BadSetting(f"OPENAI_BASE_URL={secrets.endpoint(str(self._base_url))[:80]!r} is not a web "
-                                   "address: write it whole, starting with http:// or https:// "
-                                   "(e.g. http://localhost:8000/v1)")
+        if not self.local:
+            _check_url(str(self._base_url))
         # Checked at the door: a negative retry count or a NaN timeout would fail deep inside a call.
+        if timeout is None:
+            timeout = paths.setting_number("RUNGS_LLM_TIMEOUT", TIMEOUT_DEFAULT, low=1.0, high=3600.0)
         self.timeout = check_number(timeout, "timeout", low=0.0, high=3600.0, low_open=True)
         self.retries = check_int(retries, "retries", low=0, high=10)
         self.backoff = check_number(backoff, "backoff", low=0.0, high=60.0)
@@ -130,7 +140,7 @@ class Client(ChatModel):
             return None
         record = self._server.crash()
         # Stopped on purpose (no users, idle) is not a crash: the next attempt starts a new server.
-        return _crashed(record, when) if record and not record.get("stopped") else None
+        return crashed(record, when) if record and not record.get("stopped") else None
 
     def _call(self, fn, notes, *, probing: bool = False):
         import openai
@@ -145,7 +155,9 @@ class Client(ChatModel):
                                   "/v1)?") from None
             except openai.APITimeoutError:
                 failure = ModelTimeout(f"no answer from {self._where()} within {self.timeout:.0f} s "
-                                       f"({attempt + 1} attempts); raise timeout= or use a smaller prompt")
+                                       f"({attempt + 1} attempts); a busy shared server may queue a request for "
+                                       "minutes: raise the timeout (Client(timeout=900), or export "
+                                       "RUNGS_LLM_TIMEOUT=900), or use a smaller prompt")
                 reason = f"no answer within {self.timeout:.0f} s"
                 wait = self.backoff * 2 ** attempt
             except openai.APIConnectionError as err:
@@ -153,9 +165,9 @@ class Client(ChatModel):
                 refused = type(err.__cause__).__name__ == "ConnectError"
                 # Refused: the request never reached the local server, it was gone before: the next
                 # attempt starts a new one. Cut: it died on this request, and would on the same one again.
-                crashed = None if refused else self._crash_or_none("during the request")
-                if crashed:
-                    raise crashed from None
+                died = None if refused else self._crash_or_none("during the request")
+                if died:
+                    raise died from None
                 failure = ModelUnavailable(f"cannot connect to {self._where()} ({attempt + 1} attempts): "
                                            "is the server running and OPENAI_BASE_URL right?")
                 reason = "connection refused" if refused else "connection lost"
@@ -228,10 +240,8 @@ class Client(ChatModel):
              json_schema: dict | None = None, logprobs: int = 0, seed: int = 0) -> ChatResult:
         """One chat completion. ``json_schema``: ask for JSON, in the strictest form the endpoint accepts."""
         notes: list[str] = []
-        request = {"model": self.model, "messages": messages, "temperature": temperature,
-                   "max_tokens": max_tokens, "seed": seed}
-        if logprobs:
-            request.update(logprobs=True, top_logprobs=int(logprobs))
+        request = {"model": self.model, **check_request(messages, temperature=temperature, max_tokens=max_tokens,
+                                                        json_schema=json_schema, logprobs=logprobs, seed=seed)}
         start = time.perf_counter()
         if json_schema is not None:
             raw = self._structured(request, json_schema, notes)
@@ -239,14 +249,17 @@ class Client(ChatModel):
             raw = self._call(lambda sdk: sdk.chat.completions.with_raw_response.create(**request), notes)
         latency = time.perf_counter() - start
         got = self._read(lambda: completion(decode(raw.text, self._where()), self._where()))
-        _refuse_empty(got["text"], got["finish"], max_tokens)
+        refuse_empty(got["text"], got["finish"], max_tokens)
         return ChatResult(text=got["text"], model=got["model"] or self.model, input_tokens=got["input_tokens"],
                           output_tokens=got["output_tokens"], finish_reason=got["finish"], latency=latency,
-                          logprobs=got["logprobs"] if logprobs else None, notes=notes)
+                          logprobs=got["logprobs"] if logprobs else None, notes=notes,
+                          reused_tokens=got["reused_tokens"])
 
     def stream(self, messages: list[dict], *, temperature: float = 0.0, max_tokens: int = 512, seed: int = 0,
                json_schema: dict | None = None):
-        """Yield the completion's text as it is produced; afterwards ``last_usage`` holds (tokens in, out).
+        """Yield the completion's text as it is produced; afterwards ``last_usage`` holds a ``Usage``: tokens
+        in, out and reused (as the server counted them, where it sends them; else the input estimated and
+        the pieces counted) and the seconds the stream took.
 
         ``json_schema``: the reply's shape, in the strictest form the endpoint accepts (as ``chat``).
 
@@ -256,17 +269,18 @@ class Client(ChatModel):
         A line that cannot be read is ``BadResponse``.
         """
         self.last_notes: list[str] = []
-        request = {"model": self.model, "messages": messages, "temperature": temperature,
-                   "max_tokens": max_tokens, "seed": seed, "stream": True}
+        request = {"model": self.model, **check_request(messages, temperature=temperature, max_tokens=max_tokens,
+                                                        json_schema=json_schema, seed=seed), "stream": True}
+        start = time.perf_counter()
         if json_schema is not None:
             raw = self._structured(request, json_schema, self.last_notes)
         else:
             raw = self._call(lambda sdk: sdk.chat.completions.with_raw_response.create(**request),
                              notes=self.last_notes)
-        produced, finished = 0, False
+        produced, finished, counted = 0, False, None
         try:
-            for text, done in self._pieces(raw.http_response):
-                finished = finished or done
+            for text, done, counts in self._pieces(raw.http_response):
+                finished, counted = finished or done, counts or counted
                 if text:
                     produced += 1
                     yield text
@@ -275,41 +289,80 @@ class Client(ChatModel):
         except Exception as err:  # noqa: BLE001 - httpx or httpx2, whichever the SDK speaks
             if not _transport(err):
                 raise
-            crashed = self._crash_or_none(f"while streaming (after {produced} pieces)")
-            if crashed:
-                raise crashed from None
+            died = self._crash_or_none(f"while streaming (after {produced} pieces)")
+            if died:
+                raise died from None
             raise ModelUnavailable(self._hide(f"the stream from {self._where()} broke after {produced} pieces "
                                               f"({type(err).__name__}); ask again")) from None
         finally:
             raw.http_response.close()
         if not finished:
-            crashed = self._crash_or_none(f"while streaming (after {produced} pieces)")
-            if crashed:
-                raise crashed
+            died = self._crash_or_none(f"while streaming (after {produced} pieces)")
+            if died:
+                raise died
             raise ModelUnavailable(self._hide(f"the stream from {self._where()} was cut after {produced} pieces: it "
                                               "ended without saying the answer was finished (no finish_reason, no "
                                               "[DONE]); what came is not the whole answer: ask again"))
-        # Streamed responses carry no usage here: the input is estimated, the output counted.
-        self.last_usage = (estimate_tokens(messages), produced)
+        seconds = time.perf_counter() - start
+        if counted:  # the server said what the stream cost (rungs' own server does, on its last chunk)
+            self.last_usage = Usage(counted["input_tokens"], counted["output_tokens"], counted["reused_tokens"], seconds)
+        else:  # an endpoint that does not count in a stream: the input estimated, the output counted
+            self.last_usage = Usage(estimate_tokens(messages), produced, 0, seconds)
 
     def _pieces(self, http):
-        """(text, finished) for each event of a server-sent event stream — or, from an endpoint that
-        ignored ``stream``, the one whole completion it sent instead."""
+        """(text, finished, counts or None) for each event of a server-sent event stream — or, from an
+        endpoint that ignored ``stream``, the one whole completion it sent instead."""
         where = self._where()
         if "text/event-stream" not in http.headers.get("content-type", ""):
             http.read()
             whole = completion(decode(http.text, where), where)
-            yield whole["text"], True
+            yield whole["text"], True, None  # counted as a stream that sends no usage: one piece
             return
         for line in http.iter_lines():
             if not line.startswith("data:"):
                 continue  # blank lines, comments (« : ping »), event names: the format's own
             data = line[5:].strip()
             if data == "[DONE]":
-                yield "", True
+                yield "", True, None
                 return
-            text, finish = piece(decode(data, where, "stream line"), where)
-            yield text, finish is not None
+            text, finish, counts = piece(decode(data, where, "stream line"), where)
+            yield text, finish is not None, counts
+
+
+def check_request(messages, *, temperature, max_tokens, json_schema=None, logprobs=0, seed=0) -> dict:
+    """A request's fields, each checked before anything is sent (a NaN temperature would fail inside the JSON
+    encoder, a message that is not text inside the SDK): the body's fields, ``logprobs`` as OpenAI names it."""
+    if not isinstance(messages, list) or not messages:
+        raise BadArgument("messages must be a non-empty list of {'role': …, 'content': …} dicts")
+    for n, m in enumerate(messages):
+        if not isinstance(m, dict) or not isinstance(m.get("role"), str) or not isinstance(m.get("content"), str):
+            raise BadArgument(f"messages[{n}] must be a dict with a 'role' and a 'content', both text")
+    if json_schema is not None and not isinstance(json_schema, dict):
+        raise BadArgument(f"json_schema must be a dict (a JSON schema) or None, not {type(json_schema).__name__}")
+    request = {"messages": messages, "temperature": check_number(temperature, "temperature", low=0.0, high=2.0),
+               "max_tokens": check_int(max_tokens, "max_tokens", low=1, high=MAX_TOKENS),
+               "seed": check_int(seed, "seed", low=-2**63, high=2**63 - 1)}
+    if check_int(logprobs, "logprobs", low=0, high=MAX_LOGPROBS):
+        request.update(logprobs=True, top_logprobs=int(logprobs))
+    return request
+
+
+def _check_url(url: str) -> None:
+    """An endpoint's address, whole and readable, or ``BadSetting`` saying how to write it (never an InvalidURL
+    from inside the SDK at the first call)."""
+    shown = secrets.endpoint(url)[:80]
+    if not url.lower().startswith(("http://", "https://")):
+        raise paths.BadSetting(f"OPENAI_BASE_URL={shown!r} is not a web address: write it whole, starting with "
+                               "http:// or https:// (e.g. http://localhost:8000/v1)")
+    try:
+        parts = urllib.parse.urlsplit(url)
+        readable = bool(parts.hostname) and (parts.port is None or parts.port > 0)
+    except ValueError:  # « http://[::1 » (a bracket left open), « http://host:99999 »
+        readable = False
+    if not readable:
+        raise paths.BadSetting(f"OPENAI_BASE_URL={shown!r} is not a web address that can be reached: write the host "
+                               "and, if needed, the port (http://localhost:8000/v1; an IPv6 address goes in "
+                               "brackets, whole: http://[::1]:8000/v1)")
 
 
 def _refusal(where: str, err) -> str:
@@ -339,12 +392,26 @@ def _transport(err: BaseException) -> bool:
                for c in type(err).__mro__)
 
 
-_DEFAULT: Client | None = None
+_DEFAULT: dict[tuple, ChatModel] = {}  # (RUNGS_REPLAY's mode, its file) → the kernel's client
 
 
-def default_client() -> Client:
-    """The kernel's client, built from the environment on first use (the model loads once per machine)."""
-    global _DEFAULT
-    if _DEFAULT is None:
-        _DEFAULT = Client()
-    return _DEFAULT
+def default_client(*, notebook: str | None = None) -> ChatModel:
+    """The kernel's client, built from the environment on first use (the model loads once per machine).
+
+    ``RUNGS_REPLAY=replay``: a ``ReplayClient`` answering from the replies recorded in a notebook's run, no
+    model needed; ``RUNGS_REPLAY=record``: the model, every reply written down for later replays
+    (``rungs.model.replay``). ``notebook``: the notebook this kernel runs (« 03_answers_with_sources »), said
+    once by its first cell, which names its replay file; ``RUNGS_REPLAY_FILE`` names one directly.
+    """
+    if notebook is not None:
+        name_notebook(notebook)
+    mode = replay_mode()
+    key = (mode, None if mode == "off" else replay_file())
+    if key not in _DEFAULT:
+        if mode == "replay":
+            _DEFAULT[key] = ReplayClient(key[1])
+        elif mode == "record":
+            _DEFAULT[key] = RecordingClient(Client(), key[1])
+        else:
+            _DEFAULT[key] = Client()
+    return _DEFAULT[key]

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from ..core.errors import RungsError
 
@@ -74,12 +75,30 @@ class ChatResult:
 
     text: str
     model: str
-    input_tokens: int
+    input_tokens: int  # every token of the prompt, reused or not
     output_tokens: int
     finish_reason: str
     latency: float  # seconds, the whole call including retries
     logprobs: list | None = None  # per token: {"token", "logprob", "top": {token: logprob}}
     notes: list[str] = field(default_factory=list)  # every degradation, in words
+    # Of input_tokens, those the server took from its cache instead of reading them again (the longest start
+    # shared with the previous prompt): what it reports as usage.prompt_tokens_details.cached_tokens, else 0.
+    reused_tokens: int = 0
+
+
+class Usage(NamedTuple):
+    """What a stream cost, left in ``last_usage`` when it ends: ``usage[0]`` tokens in, ``usage[1]`` tokens out."""
+
+    input_tokens: int
+    output_tokens: int
+    reused_tokens: int = 0  # of input_tokens, those taken from the server's cache
+    seconds: float = 0.0  # the whole stream, first request to last piece
+
+
+def usage_of(client) -> Usage:
+    """A client's ``last_usage`` as a ``Usage``, whatever it left there (a plain pair from a client of one's own)."""
+    usage = getattr(client, "last_usage", None) or (0, 0)
+    return usage if isinstance(usage, Usage) else Usage(*tuple(usage)[:2])
 
 
 def estimate_tokens(messages: list[dict]) -> int:
@@ -87,7 +106,7 @@ def estimate_tokens(messages: list[dict]) -> int:
     return sum(len(str(m.get("content", ""))) for m in messages) // 4
 
 
-def _refuse_empty(text: str, finish: str, max_tokens: int) -> None:
+def refuse_empty(text: str, finish: str, max_tokens: int) -> None:
     """No text is never an answer: say whether the token limit or the model is to blame."""
     if text.strip():
         return
@@ -101,7 +120,8 @@ class ChatModel(ABC):
     """The one signature every model client keeps: the real client, the teaching prop, your own.
 
     A rung calls only these. ``chat`` returns a ``ChatResult``; ``stream`` yields
-    the text as it comes and leaves ``last_usage`` (tokens in, out); ``complete``
+    the text as it comes and leaves ``last_usage`` (a ``Usage``: tokens in, out, reused,
+    seconds; a plain pair (in, out) from an older client is read by ``usage_of``); ``complete``
     is one user message in, the text out; ``models`` lists what the endpoint
     serves. ``json_schema``: ask for JSON in the strictest form the endpoint
     accepts; ``logprobs``: how many alternatives per token to report (0: none).
@@ -109,7 +129,7 @@ class ChatModel(ABC):
 
     model = "model"
     local = False
-    last_usage: tuple[int, int] = (0, 0)
+    last_usage: Usage = Usage(0, 0)
 
     @abstractmethod
     def chat(self, messages: list[dict], *, temperature: float = 0.0, max_tokens: int = 512,

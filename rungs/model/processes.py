@@ -32,7 +32,7 @@ from ..core import paths
 from .contract import ModelUnavailable
 
 
-class _Paths:
+class ServerFiles:
     """The files of one server, all named after its key (model, threads, context, build, Python)."""
 
     def __init__(self, key: str, directory: Path | None = None):
@@ -45,10 +45,29 @@ class _Paths:
         self.supervisor_log = self.dir / f"{key}.supervisor.log"
 
 
+class ServerFolderUnusable(ModelUnavailable):
+    """The server folder (``RUNGS_SERVER_DIR``) or one of its files cannot be used: a file where a folder
+    should be, a folder where a file should be, no permission, a full disk."""
+
+
+def unusable(path: Path, err: OSError) -> ServerFolderUnusable:
+    """An OSError on the server folder, said with the path and the fix."""
+    what = {FileExistsError: "is a file, where a folder is needed", NotADirectoryError: "is inside a file, not a folder",
+            IsADirectoryError: "is a folder, where a file is needed",
+            PermissionError: "may not be written by this user"}.get(type(err), f"cannot be used ({err.strerror or err})")
+    return ServerFolderUnusable(f"the model server's {path} {what}: remove it, or set RUNGS_SERVER_DIR to a folder "
+                                "of your own (the local model server keeps its state, lock and logs there)")
+
+
 def private_dir(path: Path) -> Path:
     """A folder only this user may enter: made ``0o700`` (or closed again to it); another user's is refused."""
-    path.mkdir(parents=True, exist_ok=True, mode=0o700)
-    info = path.stat()
+    try:
+        path.mkdir(parents=True, exist_ok=True, mode=0o700)
+        info = path.stat()
+    except OSError as err:
+        raise unusable(path, err) from None
+    if not stat.S_ISDIR(info.st_mode):  # a link to a file: mkdir(exist_ok) says nothing
+        raise unusable(path, FileExistsError())
     if hasattr(os, "getuid") and info.st_uid != os.getuid():
         raise ModelUnavailable(f"{path} belongs to another user: set RUNGS_SERVER_DIR to a folder of your own")
     if stat.S_IMODE(info.st_mode) != 0o700:
@@ -57,7 +76,10 @@ def private_dir(path: Path) -> Path:
 
 
 def _private(file: str, flags: int) -> int:
-    fd = os.open(file, flags, 0o600)
+    try:
+        fd = os.open(file, flags, 0o600)
+    except OSError as err:
+        raise unusable(Path(file), err) from None
     os.fchmod(fd, 0o600)  # a file that existed before keeps its mode otherwise
     return fd
 
@@ -76,12 +98,24 @@ def _read_json(path: Path):
         return None
 
 
-def _write_json(path: Path, data: dict) -> None:
+def write_json(path: Path, data: dict) -> None:
     # Written aside then renamed: a reader never sees half a state file.
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     with private_open(tmp, "w") as out:
         out.write(json.dumps(data, indent=1))
-    os.replace(tmp, path)
+    try:
+        os.replace(tmp, path)
+    except OSError as err:
+        tmp.unlink(missing_ok=True)
+        raise unusable(path, err) from None
+
+
+def remove(path: Path) -> None:
+    """Remove a file of the server folder if it is there; a folder in its place is said, not raised raw."""
+    try:
+        path.unlink(missing_ok=True)
+    except OSError as err:
+        raise unusable(path, err) from None
 
 
 def _whole(value, low: int = 1, high: int = 2**31) -> bool:
@@ -131,7 +165,7 @@ def read_exit(path: Path) -> dict | None:
     return data
 
 
-def _proc_start(pid: int) -> str | None:
+def proc_start(pid: int) -> str | None:
     """When a process started (Linux), so a recycled pid is not mistaken for the one we registered."""
     try:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19]
@@ -139,7 +173,7 @@ def _proc_start(pid: int) -> str | None:
         return None
 
 
-def _alive(pid: int | None, start: str | None = None) -> bool:
+def alive(pid: int | None, start: str | None = None) -> bool:
     """Is this process running (a zombie is not; a recycled pid is not)?"""
     if not pid:
         return False
@@ -182,7 +216,7 @@ RUNGS_MODULES = {"rungs.model", "rungs.llm"}
 
 def is_supervisor(pid, token: str, start: str | None = None) -> bool:
     """Is ``pid`` the supervisor that holds ``token`` — alive, started when recorded, its command line ours?"""
-    if not _alive(pid, start):
+    if not alive(pid, start):
         return False
     argv = _cmdline(pid) or []
     return bool(RUNGS_MODULES & set(argv)) and "supervise" in argv and \
@@ -221,14 +255,14 @@ def ours(state: dict) -> bool:
         return False
     pid = state.get("pid")
     argv = _cmdline(pid) or []
-    if not _alive(pid, state.get("pid_start")) or "llama-server" not in argv:
+    if not alive(pid, state.get("pid_start")) or "llama-server" not in argv:
         return False
     if _parent(pid) not in (None, state["supervisor"]):
         return False
     return _listening(pid, state.get("port")) is not False
 
 
-def _port_open(port: int | None, host: str = "127.0.0.1") -> bool:
+def port_open(port: int | None, host: str = "127.0.0.1") -> bool:
     # A TCP connect, not an HTTP request: a busy llama.cpp server holds its lock and answers nothing
     # until the current generation ends, but the kernel still accepts the connection.
     if not port:
@@ -240,21 +274,24 @@ def _port_open(port: int | None, host: str = "127.0.0.1") -> bool:
         return False
 
 
-def _http_ready(port: int, host: str = "127.0.0.1") -> bool:
+def http_ready(port: int, host: str = "127.0.0.1", api_key: str | None = None) -> bool:
+    """The one readiness probe: does the server at ``host:port`` list its models (with ``api_key``, if it wants one)?"""
+    request = urllib.request.Request(f"http://{host}:{port}/v1/models",
+                                     headers={"Authorization": f"Bearer {api_key}"} if api_key else {})
     try:
-        with urllib.request.urlopen(f"http://{host}:{port}/v1/models", timeout=2) as r:
+        with urllib.request.urlopen(request, timeout=2) as r:
             return r.status == 200
     except OSError:
         return False
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as s:  # ask the OS for a free port
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
 
 
-def _log_tail(path: Path, lines: int = 8) -> list[str]:
+def log_tail(path: Path, lines: int = 8) -> list[str]:
     try:
         text = path.read_bytes()[-20000:].decode(errors="replace")
     except OSError:
@@ -263,7 +300,7 @@ def _log_tail(path: Path, lines: int = 8) -> list[str]:
     return kept[-lines:]
 
 
-class _FileLock:
+class FileLock:
     """An exclusive fcntl lock on a file: two kernels can never start two servers for the same key."""
 
     def __init__(self, path: Path):
@@ -295,14 +332,14 @@ class _FileLock:
             self.fd = None
 
 
-def _child_env() -> dict:
+def child_env() -> dict:
     env = dict(os.environ)
     # So `python -m rungs.model` finds this very package, installed or not (a benchmark's other venv).
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(paths.package().parent), env.get("PYTHONPATH", "")) if p)
     return env
 
 
-def _stop(child: subprocess.Popen, timeout: float = 15.0) -> None:
+def stop_child(child: subprocess.Popen, timeout: float = 15.0) -> None:
     """Ask a child process to stop (SIGTERM), and kill it if it has not within ``timeout`` seconds."""
     if child.poll() is None:
         child.terminate()
@@ -313,7 +350,7 @@ def _stop(child: subprocess.Popen, timeout: float = 15.0) -> None:
             child.wait()
 
 
-def _signal_name(returncode: int | None) -> str | None:
+def signal_name(returncode: int | None) -> str | None:
     if returncode is None or returncode >= 0:
         return None
     try:

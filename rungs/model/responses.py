@@ -8,7 +8,8 @@ each field before it is used and turn anything unusable into ``BadResponse``
 naming the field, what it held and the endpoint (its credentials removed), so
 a learner reads « choices[0].message.content is a number (5) », never an
 ``AttributeError`` from three libraries down. A missing count (``usage:
-null``) is not an error: an endpoint that does not count reports 0.
+null``) is not an error: an endpoint that does not count reports 0; the prompt tokens a server
+reused from its cache are read where OpenAI puts them (``usage.prompt_tokens_details.cached_tokens``).
 
 Cost: a dictionary walk per response.
 """
@@ -22,7 +23,7 @@ import numbers
 import time
 
 from ..core import paths
-from ..core.errors import _short
+from ..core.errors import short_repr
 from .contract import BadResponse
 
 #: The longest wait a Retry-After header may ask for; past it, the header is not a wait but a mistake.
@@ -40,7 +41,7 @@ def _kind(value) -> str:
 
 
 def _bad(where: str, field: str, value, wanted: str) -> BadResponse:
-    return BadResponse(f"{where} sent a response rungs cannot use: {field} is {_kind(value)} ({_short(value, 40)}), "
+    return BadResponse(f"{where} sent a response rungs cannot use: {field} is {_kind(value)} ({short_repr(value, 40)}), "
                        f"where an OpenAI-compatible endpoint sends {wanted}; is OPENAI_BASE_URL the API's root "
                        "(usually ending in /v1) and the endpoint OpenAI-compatible?")
 
@@ -67,13 +68,29 @@ def _text_or_none(value, where: str, field: str) -> str | None:
     return value
 
 
-def _count(usage: dict, name: str, where: str) -> int:
-    value = usage.get(name)
+def _count(counts: dict, name: str, where: str, field: str = "usage.") -> int:
+    value = counts.get(name)
     if value is None:
         return 0
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise _bad(where, f"usage.{name}", value, "a whole number of tokens, 0 or more")
+        raise _bad(where, f"{field}{name}", value, "a whole number of tokens, 0 or more")
     return value
+
+
+def usage(data: dict, where: str) -> dict:
+    """The token counts of a response's ``usage`` (absent or null: zeros): ``input_tokens``, ``output_tokens``,
+    ``reused_tokens`` (OpenAI's ``prompt_tokens_details.cached_tokens``: the prompt tokens read from a cache)."""
+    raw = data.get("usage")
+    raw = {} if raw is None else _object(raw, where, "usage")
+    details = raw.get("prompt_tokens_details")
+    details = {} if details is None else _object(details, where, "usage.prompt_tokens_details")
+    counts = {"input_tokens": _count(raw, "prompt_tokens", where),
+              "output_tokens": _count(raw, "completion_tokens", where),
+              "reused_tokens": _count(details, "cached_tokens", where, "usage.prompt_tokens_details.")}
+    if counts["reused_tokens"] > counts["input_tokens"]:
+        raise _bad(where, "usage.prompt_tokens_details.cached_tokens", counts["reused_tokens"],
+                   f"at most the prompt's {counts['input_tokens']} tokens")
+    return counts
 
 
 def _first_choice(data, where: str, what: str = "a chat completion object") -> dict:
@@ -87,17 +104,13 @@ def _first_choice(data, where: str, what: str = "a chat completion object") -> d
 
 def completion(data, where: str) -> dict:
     """A chat completion's fields, each checked: ``text``, ``finish``, ``model``, ``input_tokens``,
-    ``output_tokens``, ``logprobs`` (per token, or None)."""
+    ``output_tokens``, ``reused_tokens``, ``logprobs`` (per token, or None)."""
     choice = _first_choice(data, where)
     message = _object(choice.get("message"), where, "choices[0].message")
     text = _text_or_none(message.get("content"), where, "choices[0].message.content") or ""
     finish = _text_or_none(choice.get("finish_reason"), where, "choices[0].finish_reason")
     model = _text_or_none(data.get("model"), where, "model")
-    usage = data.get("usage")
-    usage = {} if usage is None else _object(usage, where, "usage")
-    return {"text": text, "finish": finish or "unknown", "model": model,
-            "input_tokens": _count(usage, "prompt_tokens", where),
-            "output_tokens": _count(usage, "completion_tokens", where),
+    return {"text": text, "finish": finish or "unknown", "model": model, **usage(data, where),
             "logprobs": _logprobs(choice.get("logprobs"), where)}
 
 
@@ -138,15 +151,17 @@ def _logprobs(raw, where: str) -> list | None:
     return out or None
 
 
-def piece(data, where: str) -> tuple[str, str | None]:
-    """One streamed chunk: (its text, possibly empty; its finish_reason, or None while the answer goes on)."""
+def piece(data, where: str) -> tuple[str, str | None, dict | None]:
+    """One streamed chunk: (its text, possibly empty; its finish_reason, or None while the answer goes on;
+    its token counts as ``usage`` reads them, or None when the chunk carries none)."""
+    counts = usage(data, where) if isinstance(data, dict) and data.get("usage") is not None else None
     if isinstance(data, dict) and data.get("choices") == []:
-        return "", None  # a chunk without choices (usage alone, at the end of some streams) carries no text
+        return "", None, counts  # a chunk without choices (usage alone, at the end of some streams) carries no text
     choice = _first_choice(data, where, "a chat completion chunk (an object)")
     delta = choice.get("delta")
     delta = {} if delta is None else _object(delta, where, "choices[0].delta")
     text = _text_or_none(delta.get("content"), where, "choices[0].delta.content") or ""
-    return text, _text_or_none(choice.get("finish_reason"), where, "choices[0].finish_reason")
+    return text, _text_or_none(choice.get("finish_reason"), where, "choices[0].finish_reason"), counts
 
 
 def model_ids(data, where: str) -> list[str]:

@@ -10,7 +10,7 @@ Cost: nothing.
 
 from __future__ import annotations
 
-from .contract import BadResponse, ChatModel, ChatResult, ModelError, _refuse_empty, estimate_tokens
+from .contract import BadResponse, ChatModel, ChatResult, ModelError, Usage, refuse_empty, estimate_tokens
 
 
 class ScriptExhausted(ModelError):
@@ -56,7 +56,7 @@ class ScriptedClient(ChatModel):
             raise BadResponse(f"scripted reply {len(self.calls)} must be a string, a dict with a 'text' string, "
                               f"or an exception, not {reply!r:.80}")
         text, finish = reply.get("text", ""), reply.get("finish_reason", "stop")
-        _refuse_empty(text, finish, max_tokens)
+        refuse_empty(text, finish, max_tokens)
         return ChatResult(text=text, model=self.model, input_tokens=estimate_tokens(messages),
                           output_tokens=len(text) // 4, finish_reason=finish, latency=0.0,
                           logprobs=reply.get("logprobs"))
@@ -71,4 +71,4 @@ class ScriptedClient(ChatModel):
             yield piece
         if reply.get("then"):
             raise reply["then"]
-        self.last_usage = (estimate_tokens(messages), len("".join(reply.get("chunks", []))) // 4)
+        self.last_usage = Usage(estimate_tokens(messages), len("".join(reply.get("chunks", []))) // 4)

@@ -25,11 +25,12 @@ import uuid
 from pathlib import Path
 
 from ..core import paths
-from .bundle import _build_id, prepare
+from .bundle import build_id, prepare
 from .contract import ModelTimeout, ModelUnavailable
-from .processes import (RUNGS_MODULES, _alive, _child_env, _FileLock, _log_tail, _Paths, _port_open, _proc_start,
-                        is_supervisor, ours, private_dir, private_open, read_exit, read_state)
-from .supervisor import _crashed, _how_it_ended
+from .launch import N_CTX, default_threads
+from .processes import (RUNGS_MODULES, alive, child_env, FileLock, log_tail, ServerFiles, port_open, proc_start,
+                        is_supervisor, ours, private_dir, private_open, read_exit, read_state, remove)
+from .supervisor import crashed, how_it_ended
 
 
 GRACE_DEFAULT = 60.0   # a kernel restart takes seconds: the next kernel finds the server still there
@@ -46,7 +47,7 @@ def server_key(model: Path, threads: int, n_ctx: int) -> str:
     """The identity of a server: two kernels share one only if all of these agree."""
     model = Path(model).resolve()
     size = model.stat().st_size if model.exists() else 0
-    raw = f"{model}|{size}|{threads}|{n_ctx}|{sys.prefix}|{_build_id()}"
+    raw = f"{model}|{size}|{threads}|{n_ctx}|{sys.prefix}|{build_id()}"
     return "llama-" + hashlib.sha256(raw.encode()).hexdigest()[:12]
 
 
@@ -71,10 +72,10 @@ class LocalServer:
     those of the current server; they change if it is restarted.
     """
 
-    def __init__(self, model: Path, *, threads: int = 1, n_ctx: int = 4096, start_timeout: float = 180.0):
+    def __init__(self, model: Path, *, threads: int = 1, n_ctx: int = N_CTX, start_timeout: float = 180.0):
         self.model, self.threads, self.n_ctx, self.start_timeout = Path(model), threads, n_ctx, start_timeout
         self.key = server_key(self.model, threads, n_ctx)
-        self.paths = _Paths(self.key)
+        self.paths = ServerFiles(self.key)
         self.log = self.paths.log
         self.port: int | None = None
         self.pid: int | None = None
@@ -97,13 +98,13 @@ class LocalServer:
 
     def _healthy(self, state: dict | None) -> bool:
         # Ours, proved (the supervisor's token, its child, its port), not merely « some pid is alive ».
-        return bool(state and state.get("status") == "ready" and ours(state) and _port_open(state.get("port")))
+        return bool(state and state.get("status") == "ready" and ours(state) and port_open(state.get("port")))
 
     def _register(self) -> None:
         private_dir(self.paths.users)
         if _REGISTERED.get(self.users_file) != os.getpid() or not self.users_file.exists():
             with private_open(self.users_file, "w") as f:
-                f.write(_proc_start(os.getpid()) or "")
+                f.write(proc_start(os.getpid()) or "")
             _REGISTERED[self.users_file] = os.getpid()
         else:
             os.utime(self.users_file)  # « used just now »: what the idle clock reads
@@ -120,7 +121,7 @@ class LocalServer:
                 self._register()
                 return self
             previous = self.pid
-            lock = _FileLock(self.paths.lock)
+            lock = FileLock(self.paths.lock)
             if not lock.acquire(self.start_timeout):
                 raise ModelTimeout(f"another process has been starting the local model server for more than "
                                    f"{self.start_timeout:.0f} s (lock {self.paths.lock})")
@@ -132,14 +133,14 @@ class LocalServer:
                 else:
                     if not (state and is_supervisor(state["supervisor"], state["token"], state.get("supervisor_start"))):
                         # Damaged, or left by a supervisor that was killed (its pid maybe someone else's now).
-                        self.paths.state.unlink(missing_ok=True)
+                        remove(self.paths.state)
                     self._adopt(self._spawn())
                     _REGISTERED[self.users_file] = os.getpid()  # the supervisor wrote our users file
             finally:
                 lock.release()
             if previous and previous != self.pid and notes is not None:
                 record = read_exit(self.paths.exit) or {}
-                how = _how_it_ended(record) if record.get("pid") == previous else "had stopped"
+                how = how_it_ended(record) if record.get("pid") == previous else "had stopped"
                 notes.append(f"the local model server (pid {previous}) {how}; now using a new one "
                              f"(pid {self.pid}, port {self.port})")
             return self
@@ -149,14 +150,14 @@ class LocalServer:
         private_dir(self.paths.dir)
         grace, idle = timers()
         cmd = [sys.executable, "-m", "rungs.model", "supervise", "--dir", str(self.paths.dir), "--key", self.key,
-               "--token", token, "--user", f"{os.getpid()}:{_proc_start(os.getpid()) or ''}",
+               "--token", token, "--user", f"{os.getpid()}:{proc_start(os.getpid()) or ''}",
                "--grace", str(grace), "--idle", str(idle),
                "--model", str(self.model), "--threads", str(self.threads), "--n-ctx", str(self.n_ctx),
                "--start-timeout", str(self.start_timeout)]
         with private_open(self.paths.supervisor_log, "ab") as log:
             # Its own session: a Ctrl-C in the terminal that started the kernel does not reach it.
             subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                             start_new_session=True, env=_child_env()).wait(timeout=60)
+                             start_new_session=True, env=child_env()).wait(timeout=60)
         began = time.monotonic()
         while time.monotonic() - began < self.start_timeout:
             state = read_state(self.paths.state)
@@ -164,9 +165,9 @@ class LocalServer:
                 return state
             record = read_exit(self.paths.exit)
             if record and record.get("token") == token:
-                raise _crashed(record, "while starting")
+                raise crashed(record, "while starting")
             if state is None and time.monotonic() - began > 15:
-                tail = " | ".join(_log_tail(self.paths.supervisor_log, 4))
+                tail = " | ".join(log_tail(self.paths.supervisor_log, 4))
                 raise ModelUnavailable(f"the local model server's supervisor did not start: {tail or 'no output'} "
                                        f"(log {self.paths.supervisor_log})")
             time.sleep(0.1)
@@ -183,12 +184,12 @@ class LocalServer:
             record = read_exit(self.paths.exit)
             if record and record.get("pid") == pid:
                 return record
-            if _alive(pid) and _port_open(self.port):
+            if alive(pid) and port_open(self.port):
                 return None
             if time.monotonic() > deadline:
-                if _alive(pid):
+                if alive(pid):
                     return None
-                return {"pid": pid, "returncode": None, "signal": None, "tail": _log_tail(self.paths.log),
+                return {"pid": pid, "returncode": None, "signal": None, "tail": log_tail(self.paths.log),
                         "log": str(self.paths.log), "model": str(self.model)}
             time.sleep(0.1)
 
@@ -204,12 +205,12 @@ _SERVERS_MUTEX = threading.Lock()
 
 def local_server(notes: list[str] | None = None) -> LocalServer:
     """The shared local server, started on first use by whichever kernel comes first."""
-    threads = paths.setting_int("RUNGS_LLM_THREADS", 1, low=1, high=256)  # refused before the model is touched
+    threads = default_threads()  # RUNGS_LLM_THREADS refused before the model is touched
     model = prepare(quiet=True)
     with _SERVERS_MUTEX:
-        key = (paths.servers(), server_key(model, threads, 4096))
+        key = (paths.servers(), server_key(model, threads, N_CTX))
         if key not in _SERVERS:
-            _SERVERS[key] = LocalServer(model, threads=threads)
+            _SERVERS[key] = LocalServer(model, threads=threads, n_ctx=N_CTX)
         server = _SERVERS[key]
     return server.start(notes)
 
@@ -226,7 +227,7 @@ def running_servers(directory: Path | None = None) -> list[dict]:
         if not state or not is_supervisor(state["supervisor"], state["token"], state.get("supervisor_start")):
             continue
         users_dir = directory / f"{path.stem}.users"
-        users = [int(f.name) for f in users_dir.glob("*") if f.name.isdigit() and _alive(int(f.name))]
+        users = [int(f.name) for f in users_dir.glob("*") if f.name.isdigit() and alive(int(f.name))]
         try:
             last = max((f.stat().st_mtime for f in users_dir.glob("*")), default=state.get("started_at") or 0)
         except OSError:  # a user leaving while we look
@@ -243,7 +244,7 @@ def _rungs_processes() -> list[dict]:
             argv = (proc / "cmdline").read_bytes().decode(errors="replace").split("\0")
         except OSError:
             continue
-        if RUNGS_MODULES & set(argv) and ("supervise" in argv or "llama-server" in argv) and _alive(int(proc.name)):
+        if RUNGS_MODULES & set(argv) and ("supervise" in argv or "llama-server" in argv) and alive(int(proc.name)):
             ppid = int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1])
             found.append({"pid": int(proc.name), "ppid": ppid, "role": "supervisor" if "supervise" in argv
                           else "llama-server", "argv": argv})
@@ -265,7 +266,7 @@ def stop_servers(directory: Path | None = None, timeout: float = 20.0) -> list[i
         except ProcessLookupError:
             pass
     deadline = time.monotonic() + timeout
-    while any(_alive(p) for p in waiting) and time.monotonic() < deadline:
+    while any(alive(p) for p in waiting) and time.monotonic() < deadline:
         time.sleep(0.1)
     return stopped
 
@@ -279,10 +280,10 @@ def check_stopped(within: float) -> int:
             if proc["role"] == "supervisor":
                 argv = proc["argv"]
                 directory, key = Path(argv[argv.index("--dir") + 1]), argv[argv.index("--key") + 1]
-                users = [f for f in (directory / f"{key}.users").glob("*") if f.name.isdigit() and _alive(int(f.name))]
+                users = [f for f in (directory / f"{key}.users").glob("*") if f.name.isdigit() and alive(int(f.name))]
                 if not users:
                     orphans.append(proc)
-            elif not _alive(proc["ppid"]) or proc["ppid"] == 1:
+            elif not alive(proc["ppid"]) or proc["ppid"] == 1:
                 orphans.append(proc)
         if not orphans:
             return 0

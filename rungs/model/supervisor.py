@@ -18,32 +18,23 @@ import os
 import signal
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
-from .bundle import LOCAL_MODEL_NAME, _build_id, llama_build, rebuild_command
+from .bundle import build_id, llama_build, rebuild_command
 from .contract import ModelServerCrashed
+from .launch import llama_args
 from ..core import paths as settings
 from ..core.secrets import redact
-from .processes import (_alive, _child_env, _FileLock, _free_port, _http_ready, _log_tail, _Paths, _proc_start,
-                        _signal_name, _stop, _write_json, private_dir, private_open, read_state)
-
-
-def _llama_args(model: Path, *, host: str, port: int, threads: int, n_ctx: int, api_key: str | None = None) -> list[str]:
-    args = ["--model", str(model), "--model_alias", LOCAL_MODEL_NAME, "--host", host, "--port", str(port),
-            "--n_threads", str(threads), "--n_threads_batch", str(threads), "--n_ctx", str(n_ctx),
-            "--seed", "0", "--verbose", "False",
-            # A shared server must finish one learner's stream even when another learner asks meanwhile.
-            "--interrupt_requests", "False"]
-    return args + (["--api_key", api_key] if api_key else [])
+from .processes import (alive, child_env, FileLock, free_port, http_ready, log_tail, ServerFiles, proc_start,
+                        signal_name, stop_child, write_json, private_dir, private_open, read_state)
 
 
 _SIGNAL_WORDS = {"SIGSEGV": "segmentation fault", "SIGILL": "illegal instruction", "SIGBUS": "bus error",
                  "SIGABRT": "aborted", "SIGFPE": "arithmetic error"}
 
 
-def _how_it_ended(record: dict) -> str:
+def how_it_ended(record: dict) -> str:
     """« was killed by SIGSEGV (segmentation fault) » / « exited with status 1 » / « was stopped (…) »."""
     if record.get("stopped"):
         return f"was stopped ({record['stopped']})"
@@ -84,11 +75,11 @@ def _hint(record: dict) -> str:
     return f"read its whole log: {record.get('log')}"
 
 
-def _crashed(record: dict, when: str) -> ModelServerCrashed:
+def crashed(record: dict, when: str) -> ModelServerCrashed:
     tail = [redact(line) for line in record.get("tail") or []]  # a log line can quote a request's header
     hint = _hint(record)
     shown = "\n".join("    " + line for line in tail) or "    (empty)"
-    message = (f"the local model server (pid {record.get('pid')}) {_how_it_ended(record)} {when}.\n"
+    message = (f"the local model server (pid {record.get('pid')}) {how_it_ended(record)} {when}.\n"
                f"Last lines of its log ({record.get('log')}):\n{shown}\n"
                f"What to do: {hint}\n"
                + ("The next call tries to start it again." if record.get("during") == "starting"
@@ -120,7 +111,7 @@ class Supervisor:
     """One llama.cpp server, owned: started, watched, stopped when unused, and how it ended written down."""
 
     def __init__(self, a):
-        self.a, self.paths = a, _Paths(a.key, Path(a.dir))
+        self.a, self.paths = a, ServerFiles(a.key, Path(a.dir))
         self.stop_reason: list[str] = []
         self.child: subprocess.Popen | None = None
         self.port = 0
@@ -132,29 +123,29 @@ class Supervisor:
         pid, _, start = a.user.partition(":")
         with private_open(paths.users / pid, "w") as f:
             f.write(start)
-        self.port = _free_port()
+        self.port = free_port()
         cmd = [sys.executable, "-m", "rungs.model", "llama-server",
-               *_llama_args(Path(a.model), host="127.0.0.1", port=self.port, threads=a.threads, n_ctx=a.n_ctx)]
+               *llama_args(Path(a.model), host="127.0.0.1", port=self.port, threads=a.threads, n_ctx=a.n_ctx)]
         self.began = time.time()
         with private_open(paths.log, "wb") as log:
             self.child = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                          env=_child_env())
+                                          env=child_env())
         # The start times let a client tell these processes from later ones given the same pids.
         self.state = {"status": "starting", "token": a.token, "supervisor": os.getpid(), "pid": self.child.pid,
                       "port": self.port, "model": a.model, "threads": a.threads, "n_ctx": a.n_ctx,
-                      "python": sys.executable, "build": _build_id(), "grace": a.grace, "idle": a.idle,
-                      "started_at": self.began, "started_in": None, "supervisor_start": _proc_start(os.getpid()),
-                      "pid_start": _proc_start(self.child.pid)}
-        _write_json(paths.state, self.state)
+                      "python": sys.executable, "build": build_id(), "grace": a.grace, "idle": a.idle,
+                      "started_at": self.began, "started_in": None, "supervisor_start": proc_start(os.getpid()),
+                      "pid_start": proc_start(self.child.pid)}
+        write_json(paths.state, self.state)
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, lambda s, _f: self.stop_reason.append(f"asked to stop ({signal.Signals(s).name})"))
         signal.signal(signal.SIGHUP, signal.SIG_IGN)
 
     def record(self, during: str, stopped: str | None = None) -> None:
         returncode = self.child.returncode
-        _write_json(self.paths.exit, {"pid": self.child.pid, "port": self.port, "token": self.a.token,
-                                      "returncode": returncode, "signal": _signal_name(returncode), "during": during,
-                                      "stopped": stopped, "tail": _log_tail(self.paths.log), "log": str(self.paths.log),
+        write_json(self.paths.exit, {"pid": self.child.pid, "port": self.port, "token": self.a.token,
+                                      "returncode": returncode, "signal": signal_name(returncode), "during": during,
+                                      "stopped": stopped, "tail": log_tail(self.paths.log), "log": str(self.paths.log),
                                       "model": self.a.model, "at": time.time()})
 
     def _drop_state(self) -> None:
@@ -164,7 +155,7 @@ class Supervisor:
     def finish(self, during: str, reason: str) -> int:
         """Stop the server (asked, or no users): the state file goes first, so no client adopts a dying server."""
         self._drop_state()
-        _stop(self.child)
+        stop_child(self.child)
         self.record(during, stopped=reason)
         return 0
 
@@ -182,9 +173,9 @@ class Supervisor:
                 return self.finish("starting", self.stop_reason[0])
             if time.time() - self.began > self.a.start_timeout:
                 return self.finish("starting", f"it did not answer within {self.a.start_timeout:.0f} s")
-            if _http_ready(self.port):
+            if http_ready(self.port):
                 self.state.update(status="ready", started_in=round(time.time() - self.began, 2))
-                _write_json(self.paths.state, self.state)
+                write_json(self.paths.state, self.state)
                 return None
             time.sleep(0.2)
 
@@ -193,11 +184,11 @@ class Supervisor:
         alive_users, last_use = 0, 0.0
         for f in self.paths.users.glob("*"):
             try:
-                alive = f.name.isdigit() and _alive(int(f.name), f.read_text().strip() or None)
+                living = f.name.isdigit() and alive(int(f.name), f.read_text().strip() or None)
                 last_use = max(last_use, f.stat().st_mtime)
             except (OSError, ValueError):  # gone while we looked, or not a file we wrote (not UTF-8)
                 continue
-            if alive:
+            if living:
                 alive_users += 1
             else:
                 f.unlink(missing_ok=True)  # a kernel that died without saying goodbye (SIGKILL)
@@ -206,11 +197,11 @@ class Supervisor:
     def confirm(self, reason: str, users: int) -> str | None:
         """Stop only while holding the lock: a kernel registering at this instant either comes before (and
         is counted next round) or after (and finds no state file: starts a new one)."""
-        lock = _FileLock(self.paths.lock)
+        lock = FileLock(self.paths.lock)
         if not lock.acquire(timeout=0):
             return None
         try:
-            fresh = [f for f in self.paths.users.glob("*") if f.name.isdigit() and _alive(int(f.name))]
+            fresh = [f for f in self.paths.users.glob("*") if f.name.isdigit() and alive(int(f.name))]
             if users == 0 and fresh:
                 return None
             self.paths.state.unlink(missing_ok=True)
@@ -241,7 +232,7 @@ class Supervisor:
             time.sleep(0.5)
 
 
-def _supervise(argv: list[str]) -> int:
+def supervise(argv: list[str]) -> int:
     """Own one llama.cpp server; stop it when its users are gone or idle; record how it ended.
 
     Run as ``python -m rungs.model supervise --dir D --key K --token T --user PID:START
@@ -254,20 +245,3 @@ def _supervise(argv: list[str]) -> int:
     supervisor.start()
     ended = supervisor.wait_ready()
     return ended if ended is not None else supervisor.serve()
-
-
-def _llama_server(argv: list[str]) -> None:
-    """llama_cpp.server, plus a watchdog: if our supervisor dies (even by SIGKILL), we exit too."""
-    import runpy
-
-    parent = os.getppid()
-
-    def watch():
-        while True:
-            time.sleep(0.5)
-            if os.getppid() != parent:
-                os._exit(0)
-
-    threading.Thread(target=watch, daemon=True, name="rungs-parent-watchdog").start()
-    sys.argv = ["llama_cpp.server", *argv]
-    runpy.run_module("llama_cpp.server", run_name="__main__", alter_sys=True)

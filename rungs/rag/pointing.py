@@ -12,16 +12,19 @@ and the encoder's first load.
 
 from __future__ import annotations
 
-from ..core import claims as _claims
-from ..core import figures as _figures
 from ..core.documents import passage_text
-from ..core.errors import _short
-from ..core.replies import UnusableReply
-from .prompts import _attribute, _content
+from ..core.errors import short_repr
+from ..core.text import tokenise
+from ..grounding import claims as _claims
+from ..grounding import figures as _figures
+from ..grounding.replies import UnusableReply
+from .prompts import attribute, content
 
 SENTENCES_SENT = 12  # the pointing mode sends at most this many sentences (sentences_for)
-#: The lead-in of « pointing-lead »: a few words, never a paragraph (the sentences are the answer).
-MAX_LEAD_CHARS = 60
+#: The lead-in of « pointing-lead »: a few words, never a paragraph (the sentences are the answer); past
+#: it, cut after a whole word. The schema allows a little more, so the model is never cut mid-word.
+MAX_LEAD_CHARS = 120
+MAX_SENTENCES = 3  # the pointing mode's answer: at most three sentences, copied
 
 
 def sentences_for(question: str, passages: list[dict], limit: int | None = SENTENCES_SENT) -> list[dict]:
@@ -34,13 +37,12 @@ def sentences_for(question: str, passages: list[dict], limit: int | None = SENTE
     """
     every = _claims.numbered([{"id": p["id"], "text": passage_text(p)} for p in passages])
     if limit is not None and len(every) > limit and question.strip():
-        from ..bm25 import build_index
-        from ..hybrid import Hybrid
-        from ..vectors import VectorIndex
+        from .. import hybrid
 
         docs = [{"id": str(s["n"]), "body": s["text"]} for s in every]
-        legs = {"keyword": build_index(docs, fields=("body",), stopwords=True, stem=True), "vector": VectorIndex(docs)}
-        keep = {int(h.id) for h in Hybrid(legs, k=60).search(question, limit=limit)}
+        # The collection's one hybrid recipe, at its textbook setting (RRF, k = 60, the legs weighed alike).
+        fused = hybrid.build(docs, hybrid.TEXTBOOK, fields=("body",), stem=True)
+        keep = {int(h.id) for h in fused.search(question, limit=limit)}
         every = [s for s in every if s["n"] in keep]
     return [{**s, "n": i} for i, s in enumerate(every, 1)]
 
@@ -50,14 +52,19 @@ def numbered_blocks(passages: list[dict], sentences: list[dict]) -> str:
     blocks = []
     for p in passages:
         head = _claims.heading_and_body(passage_text(p))[0]
-        title = f' titre="{_attribute(head)}"' if head else ""
-        lines = [f"[{s['n']}] {_content(s['text'])}" for s in sentences if s["source"] == str(p["id"])]
-        blocks.append(f'<extrait id="{_attribute(p["id"])}"{title}>\n' + "\n".join(lines) + "\n</extrait>")
+        title = f' titre="{attribute(head)}"' if head else ""
+        lines = [f"[{s['n']}] {content(s['text'])}" for s in sentences if s["source"] == str(p["id"])]
+        blocks.append(f'<extrait id="{attribute(p["id"])}"{title}>\n' + "\n".join(lines) + "\n</extrait>")
     return "\n\n".join(blocks)
 
 
+#: What a pointing reply writes, instead of numbers, when no sentence answers: an explicit choice of its schema.
+NONE = "aucune"
+
+
 def decode_pointing(reply: dict, lead: bool = False) -> dict:
-    """``{"phrases": [numbers]}`` (and, with ``lead``, ``"reponse"``) read; anything else is an ``UnusableReply``."""
+    """``{"phrases": [numbers] | "aucune"}`` (and, with ``lead``, ``"reponse"``) read; anything else is an
+    ``UnusableReply``. « aucune » — no sentence answers — is read as no numbers: the no-answer."""
     numbers = reply.get("phrases")
     said = reply.get("reponse") if lead else None
     if lead and not isinstance(said, str):
@@ -67,16 +74,40 @@ def decode_pointing(reply: dict, lead: bool = False) -> dict:
             said.encode("utf-8")
         except UnicodeEncodeError:  # half a character is not text to show
             raise UnusableReply('"reponse" holds a lone surrogate, which is not text') from None
+    if isinstance(numbers, str) and numbers.strip().lower() == NONE:
+        numbers = []
     if not isinstance(numbers, list):
-        raise UnusableReply('"phrases" missing or not a list')
+        raise UnusableReply(f'"phrases" missing, or neither a list of numbers nor « {NONE} »')
     out = []
     for n in numbers:
         # « 3 » and 3 are the same sentence; a boolean or « 3a » is none.
         if isinstance(n, bool) or not (isinstance(n, int) or (isinstance(n, str) and n.strip().isdecimal()
                                                                and len(n.strip()) <= 9)):
-            raise UnusableReply(f"{_short(n)} is not a sentence number")
+            raise UnusableReply(f"{short_repr(n)} is not a sentence number")
         out.append(int(n))
-    return {"phrases": list(dict.fromkeys(out)), **({"lead": said.strip()[:MAX_LEAD_CHARS]} if lead else {})}
+    return {"phrases": list(dict.fromkeys(out)), **({"lead": cut_lead(said)} if lead else {})}
+
+
+def cut_lead(said: str) -> str:
+    """A lead-in as shown: at most ``MAX_LEAD_CHARS``, cut after a whole word (« … ») — never « appu »."""
+    said = " ".join(said.split())
+    if len(said) <= MAX_LEAD_CHARS:
+        return said
+    cut = said[:MAX_LEAD_CHARS + 1].rsplit(" ", 1)[0].rstrip(" ,;:")
+    return (cut or said[:MAX_LEAD_CHARS]) + " …"
+
+
+def restates(lead: str, question: str) -> bool:
+    """Does the lead-in only say the question again (« Les caractères un nom de paquet peut-il contenir ? »)?
+
+    Its words (stop words out, stemmed) are all the question's, it holds no figure the question does
+    not, and it is not a yes or a no: it answers nothing, whatever sentences follow it.
+    """
+    words = set(tokenise(lead, stopwords=True, stem=True))
+    if not words or _claims.normalise(lead).strip(" .!") in ("oui", "non"):
+        return False
+    asked = set(tokenise(question, stopwords=True, stem=True))
+    return words <= asked and not _figures.unsupported(lead, [question])
 
 
 def anchor(lead: str, chosen: list[int], numbered: list[dict]) -> list[int]:

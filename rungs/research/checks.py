@@ -1,57 +1,85 @@
-"""The report checked after it streamed: a quote behind every citation, and every figure held by a cited source.
+"""What a sentence of the report must pass before a reader sees it, and the quote behind each citation.
 
-What it is for: N5's report cites numbered sources as it streams (``ground``
-checks that each number was gathered). Two more checks, N3's, run once the
-report is whole:
+What it is for: N5's report streams, and a streamed sentence cannot be taken
+back. So the checks N3 runs on a whole answer run here on each sentence, once
+it is complete (``rungs.research.report`` decides when), before it is shown:
 
-- **quotes** — for each citation, the sentence of the cited source that shares
-  the most words with the sentence of the report that cites it, copied from the
-  source (so found in it by construction: ``rungs.core.claims``). The reader sees
-  which words of the page a claim rests on; code chose them, the model did not.
-- **figures** — every figure of the report (``rungs.core.figures``) must be in a
-  source it cites or in the question. A streamed report has already been shown,
-  so it cannot be refused: a figure that fails is **marked** — a line
-  « unsupported figure: … » after the report, in ``notes``, and in
-  ``unsupported_figures`` — never left unmarked.
+- **no scaffolding** — the sentence holds no mark of the prompt's fences
+  (« <<< », « >>> », the request's code): a model that copies a source block
+  whole (« [1] >>>SOURCE 2 b89d… ») is not answering, and its frame never
+  reaches the reader;
+- **no forgery** — no citation of a source never gathered was removed from it
+  (« … illimités [7] »: the claim is withheld with its citation, not shown bare);
+- **cited** — it cites a gathered source (the prompt asks for a citation on
+  every claim; a sentence with none of its own is covered by the last shown
+  sentence of its paragraph that has one, the way the model writes
+  « [1] Un paragraphe entier. »);
+- **figures held** — every figure it says (``rungs.grounding.figures``) is held
+  by a source it cites or by the question.
 
-Cost: linear in the report and the cited sources.
+A sentence that fails is withheld, and the reason becomes a note. Then, for
+each citation of a shown sentence, **a quote**: the cited source's sentence
+that shares the most words with it, copied from the source by code (so found in
+it by construction: ``rungs.grounding.claims``) — the reader sees which words
+of the page a claim rests on; code chose them, the model did not.
+
+Cost: linear in the sentence and the sources it cites.
 """
 
 from __future__ import annotations
 
-import re
-
-from ..core import claims, figures
 from ..core.text import tokenise
+from ..grounding import claims, figures
+from ..grounding.answer import Quote
+from ..grounding.citations import cited_numbers, without_citations
 
-_CITATION = re.compile(r"\[([\d,; ]+)\]")
+
+def fences(nonce: str) -> tuple[str, ...]:
+    """The marks of the prompt's fences that no shown sentence may hold (``Answer.trace["fences"]``)."""
+    return ("<<<", ">>>", nonce)
+
+
+def sentence_faults(sentence: str, cites: list[int], sources: dict[int, str], question: str,
+                    marks: tuple[str, ...], forged: bool = False) -> list[str]:
+    """Why ``sentence`` may not be shown, in words; [] if it may.
+
+    ``cites``: the source numbers it rests on (its own citations, or its paragraph's); ``sources``:
+    number → the text sent for every gathered source; ``marks``: the fences' marks (``fences``);
+    ``forged``: a citation of a source never gathered was removed from it.
+    """
+    echoed = [m for m in marks if m and m in sentence]
+    if echoed:
+        return [f"it echoes the prompt's fence ({', '.join(f'« {m} »' for m in echoed)}): a source's frame "
+                "is not an answer"]
+    if forged:  # what it rests on was never gathered: its other citations cannot vouch for it
+        return ["it cited a source that was never gathered"]
+    if not cites:
+        return ["it cites none of the gathered sources"]
+    held = [sources[n] for n in cites if n in sources] + [question]
+    missing = figures.unsupported(without_citations(sentence), held)
+    if missing:
+        return [f"the figure « {f} » is in no source it cites" for f in missing]
+    return []
 
 
 def _words(text: str) -> set[str]:
     return set(tokenise(text, stopwords=True))
 
 
-def quotes(report: str, numbered: dict[int, str], texts: dict[str, str]) -> list[dict]:
-    """One quote per (report sentence, cited number): ``{"n", "source", "text", "claim"}``, in report order.
+def quotes(sentence: str, numbered: dict[int, str], texts: dict[str, str]) -> list[Quote]:
+    """One quote per source ``sentence`` cites: the source's sentence with the most words in common.
 
-    ``numbered``: source number → page id; ``texts``: page id → the text that was sent.
+    ``numbered``: source number → page id; ``texts``: page id → the text that was sent. A page's title
+    names it and answers nothing: a quote comes from its body (its title only if it has no body).
     """
-    out, seen = [], set()
-    for claim in claims.sentences(report):
-        cited = [int(n) for group in _CITATION.findall(claim) for n in re.findall(r"\d+", group)]
-        said = _words(_CITATION.sub(" ", claim))
-        for n in dict.fromkeys(cited):
-            if n not in numbered or (claim, n) in seen:
-                continue
-            seen.add((claim, n))
-            candidates = claims.sentences(texts[numbered[n]]) or [texts[numbered[n]]]
-            # The most words in common; the first such sentence on a tie (the page's order).
-            best = max(candidates, key=lambda s: (len(said & _words(s)), -candidates.index(s)))
-            out.append({"n": n, "source": numbered[n], "text": best,
-                        "claim": re.sub(r"\s+(?=[,.;:!?])", "", _CITATION.sub("", claim)).strip()})
+    claim, said = without_citations(sentence), _words(without_citations(sentence))
+    out = []
+    for n in cited_numbers(sentence):
+        if n not in numbered:
+            continue
+        text = texts[numbered[n]]
+        candidates = claims.sentences(claims.heading_and_body(text)[1]) or claims.sentences(text) or [text]
+        # The most words in common; the first such sentence on a tie (the page's order).
+        best = max(candidates, key=lambda s: (len(said & _words(s)), -candidates.index(s)))
+        out.append(Quote(numbered[n], best, claim))
     return out
-
-
-def unsupported_figures(report: str, cited: list[str], texts: dict[str, str], question: str) -> list[str]:
-    """The figures of the report that no cited source (nor the question) holds, as read (``figures.figures``)."""
-    return figures.unsupported(_CITATION.sub(" ", report), [texts[p] for p in cited] + [question])

@@ -9,7 +9,16 @@ citation (« [source 9] », « [page 3] »). Brackets of other scripts are read 
 brackets (« ［9］ », « 【9】 », « 〔9〕 » become « [9] »), and a citation in
 words inside parentheses (« (source 9) », « (sources 1 et 3) ») is kept or
 removed by the same rule. ``check_citations`` does the same to a whole text
-at once.
+at once. The syntax itself — « [2] », « [1, 3] » — is ``rungs.grounding.citations``'s;
+this module is what stands between a forger and it.
+
+Once a sentence of the report is whole (``rungs.research.report``), two more
+forms are read: a citation written as an exponent (« illimités^9 »,
+« illimités⁹ ») is kept as « [9] » if source 9 was gathered and removed if
+not — « 1 200 m² » is an area, not a citation —; and ``canonical`` writes every
+citation left the one way (« (source 2) » and « [ 1 ;3 ] » become « [2] » and
+« [1, 3] »), so that every later reader — the quotes, the figure check, the
+list of sources — reads one syntax.
 
 Cost: linear in the text's length. What is held back is bounded: a bracket
 still open after ``HELD_CHARS`` characters is no citation — it is shown as
@@ -22,11 +31,11 @@ from __future__ import annotations
 import re
 
 from ..core.errors import BadArgument, check_text
-from ..core.replies import MAX_REPLY_CHARS
+from ..grounding.citations import CITATION_BODY, numbers as _numbers
+from ..grounding.replies import MAX_REPLY_CHARS
 
 
 _LOOKS_LIKE = re.compile(r"\d|source|page|extrait", re.IGNORECASE)
-_CITATION_CHARS = re.compile(r"[\d\s,;]*")  # all a citation may hold: digits, spaces, « , » and « ; »
 _BRACKET = re.compile(r"[\[\]]")
 _SURROGATE = re.compile("[\ud800-\udfff]")  # in a Python string, a surrogate is always half of nothing
 #: How much of a removed group a note quotes: a 1 MB bracket must not make a 1 MB note.
@@ -64,16 +73,19 @@ class CitationFilter:
     keeps its valid « [1] » and all its words. Brackets of other scripts count as brackets, and
     « (source 9) » is judged like « [9] ». A bracket still open after ``HELD_CHARS`` characters is
     released: shown as text, or removed if it looked like a citation. Linear in the text; the same
-    result for every way the stream is cut into pieces.
+    result for every way the stream is cut into pieces. ``mark``: left where something was removed (the
+    report's sentence gate withholds a sentence that held a forged citation; by default, nothing).
     """
 
-    def __init__(self, allowed: set[int], emit):
+    def __init__(self, allowed: set[int], emit, mark: str = ""):
         if isinstance(allowed, (str, bytes)) or not all(isinstance(n, int) and not isinstance(n, bool)
                                                          for n in allowed):
             raise BadArgument("allowed must be a set of source numbers (integers)")
         if not callable(emit):
             raise BadArgument(f"emit must be a function that shows text, not {type(emit).__name__}")
-        self.allowed, self.emit = set(allowed), emit
+        if not isinstance(mark, str):
+            raise BadArgument(f"mark must be text, not {type(mark).__name__}")
+        self.allowed, self.emit, self.mark = set(allowed), emit, mark
         self._open: list[_Group] = []
         self._held = 0  # characters held by the groups not yet released
         self._released = 0  # how many open groups, at the bottom of the stack, were released (outermost first)
@@ -173,6 +185,7 @@ class CitationFilter:
             else:
                 self.removed.append(_quote("[" + own))
                 out.append(group.kids)
+                out.append(self.mark)
             self._held -= group.size
             group.parts, group.own, group.kids, group.size = [], [], [], 0
 
@@ -187,9 +200,10 @@ class CitationFilter:
                 group.parts.append("]")
                 return group.parts
             self.removed.append(_quote("[" + own + "]"))  # a citation of something not gathered never reaches the reader
-            return []
+            return [self.mark]
         if _looks_like(own):
             self.removed.append(_quote("[" + own + "]"))
+            group.kids.append(self.mark)
             return group.kids  # its own words go; the brackets inside it were judged on their own
         if group.kids and not own.strip():
             return group.kids  # « [[1]] » is « [1] », and « [[source 9]] » is nothing
@@ -230,12 +244,12 @@ class CitationFilter:
         found = _PAREN.fullmatch(held)
         if found is None:
             return held
-        numbers = re.findall(r"\d+", found.group(1))
+        numbers = _numbers(found.group(1))
         if all(len(n) <= 9 and int(n) in self.allowed for n in numbers):
             self._cite(numbers)
             return held
         self.removed.append(_quote(held))
-        return ""
+        return self.mark
 
     def finish(self) -> None:
         """End of the stream: a half citation is dropped; an unclosed bracket of text is kept as text."""
@@ -245,6 +259,7 @@ class CitationFilter:
             # A half citation (« [1, 2 », « [ »), or a bracket whose only contents were removed: nothing to show.
             if _half(own) and not _flat(group.kids):
                 self.removed.append(_quote("[" + own))
+                out.append(self.mark)
                 continue
             out.append(group.parts)
         self._open, self._held, self._released = [], 0, 0
@@ -252,6 +267,7 @@ class CitationFilter:
         if self._paren is not None:  # « (source 9 » cut off: a half citation goes; a half parenthesis of prose stays
             if re.search(r"\d", self._paren) and re.match(r"\(\s*" + _WORDS, self._paren, re.IGNORECASE):
                 self.removed.append(_quote(self._paren))
+                shown += self.mark
             else:
                 shown += self._paren
             self._paren = None
@@ -267,7 +283,7 @@ def _may_cite(held: str) -> bool:
 
 def _citation(own: str) -> list[str] | None:
     """The numbers of « 1, 3 » (a citation's inside), or None if it is not only numbers and separators."""
-    if not _CITATION_CHARS.fullmatch(own):
+    if not CITATION_BODY.fullmatch(own):
         return None
     numbers = [n.strip() for n in re.split(r"[,;]", own)]
     return numbers if all(n.isdecimal() for n in numbers) else None
@@ -285,10 +301,10 @@ def _half(own: str) -> bool:
         if rest.lower().startswith(word):
             rest = rest[len(word):].lstrip(" :")
             break
-    return bool(re.fullmatch(r"[\d\s,;]*", rest))
+    return bool(CITATION_BODY.fullmatch(rest))
 
 
-def _text(delta) -> str:
+def piece_text(delta) -> str:
     """A streamed piece as text a reader can be shown: half of a UTF-16 pair becomes « � »."""
     if not isinstance(delta, str):
         raise BadArgument(f"a streamed piece must be text, not {type(delta).__name__}")
@@ -322,3 +338,41 @@ def check_citations(text: str, allowed: set[int]) -> tuple[str, list[int], list[
     f.feed(text)
     f.finish()
     return "".join(out), f.cited, f.removed
+
+
+# ---------------------------------------------------------------- a whole sentence: exponents, and one way to write a citation
+
+_SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789")
+# « illimités^9 », « illimités^ 2, 3 », « illimités⁹ », « illimités.¹ »: a number written as an exponent.
+_EXPONENT = re.compile(r"(?P<word>[^\W\d_]*)(?P<mark>\^\s*\d+(?:[,;]\d+)*|⁽?[⁰¹²³⁴⁵⁶⁷⁸⁹]+(?:[,;]\s*[⁰¹²³⁴⁵⁶⁷⁸⁹]+)*⁾?)")
+#: Where an exponent is a power, not a citation: « 1 200 m² », « 3 km² », « 2 m³ ».
+POWER_UNITS = frozenset({"m", "cm", "mm", "dm", "km"})
+# A caret whose citation was removed (« illimités^[9] » became « illimités^ »), or that cites in brackets.
+_BARE_CARET = re.compile(r"(?<=\S)\^(?=\s*\[|[\s.,;:!?]|$)")
+_BRACKETS = re.compile(r"\[" + CITATION_BODY.pattern + r"\]")
+
+
+def exponents(text: str, allowed: set[int]) -> tuple[str, list[str]]:
+    """Citations written as exponents in one sentence: « ^9 » and « ⁹ » become « [9] » when 9 was gathered,
+    and are removed (listed in what is returned) when not — « m² » stays. Returns (text, removed)."""
+    removed: list[str] = []
+
+    def judge(m):
+        word, mark = m.group("word"), m.group("mark")
+        if word.lower() in POWER_UNITS:
+            return m.group(0)
+        found = _numbers(mark.translate(_SUPERSCRIPT))  # « ⁽¹⁾ » and « ^1 » are both 1
+        if found and all(len(n) <= 9 and int(n) in allowed for n in found):
+            return f"{word} [{', '.join(str(int(n)) for n in found)}]"
+        removed.append(_quote(mark))
+        return word
+    return _BARE_CARET.sub("", _EXPONENT.sub(judge, text)), removed
+
+
+def canonical(text: str) -> str:
+    """Every citation the filter kept, written the one way (``rungs.grounding.citations``): « (source 2) »
+    → « [2] », « [ 1 ;3 ] » → « [1, 3] »; a bracket that only looks like a citation is left as it is."""
+    def brackets(m):
+        found = _citation(m.group(0)[1:-1])
+        return m.group(0) if not found else "[" + ", ".join(str(int(n)) for n in found) + "]"
+    return _BRACKETS.sub(brackets, _PAREN.sub(lambda m: "[" + ", ".join(str(int(n)) for n in _numbers(m.group(1))) + "]", text))

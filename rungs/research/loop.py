@@ -3,7 +3,10 @@
 What it is for: a question that needs several searches (« congés, télétravail
 et notes de frais : que dois-je savoir avant mes vacances ? »). One function,
 one code path; ``mode`` is a value: ``"quick"`` searches the question once,
-``"research"`` plans topics and iterates.
+``"research"`` plans topics and iterates. It returns the one shape of an
+answer, ``rungs.grounding.Answer``; what the loop did on the way (the plan,
+the rounds, why it stopped, the follow-ups, the timings, the pages gathered
+and their numbers, the bounds, every call) is in ``Answer.trace``.
 
 Bounded by construction, not by advice:
 
@@ -15,21 +18,32 @@ Bounded by construction, not by advice:
 - **per_section** — at most N pages from one handbook section (no section can
   crowd out the others).
 
-Grounded by properties of the emitted text, not by prompt advice: sources are
+Grounded by properties of the shown text, not by prompt advice: sources are
 numbered and fenced by a per-request random nonce, so a page that imitates a
-fence or a source number cannot make its text a source; every citation the
-model writes is checked against the gathered set as it streams (a partial
-« [1 » is held until it closes), and a citation of anything not gathered is
-removed, with a note. The sources listed at the end are those actually cited.
+fence or a source number cannot make its text a source; the report reaches the
+reader **a checked sentence at a time** (``rungs.research.report``): a
+citation of anything not gathered is removed — « [9] », « (source 9) »,
+« illimités^9 » —, and a sentence that echoes a fence, cites no gathered source
+or says a figure that no source it cites (nor the question) holds is withheld,
+with a note. What is shown is ``Answer.text``, exactly; each citation carries a
+quote, and no shown figure is unsupported. A report cut by its token budget
+says so in a note, and its unfinished last sentence is not shown.
 
-Checked once whole (``checks``): each citation carries a quote — the cited
-source's sentence closest to the claim, copied — and every figure of the report
-must be in a source it cites or in the question; one that is not is marked
-(« unsupported figure: … », in ``notes`` and ``unsupported_figures``), since a
-streamed report cannot be taken back.
+What becomes of the question (``Answer.status``): **answered** (a sentence was
+shown); **no answer** (the model said « je ne sais pas », or nothing was found,
+or the question was empty); **refused** (every sentence broke a check: nothing
+shown); **unavailable** (no model wrote a usable report — every one failed,
+wrote nothing, or wrote prose that cites nothing —, or the deadline had passed).
 
-Degradations are never silent: every one is a sentence in ``notes``. If every
-model in the chain fails, there is no answer, and the result says so.
+Every call's cost is read with ``Cost.of_call`` / ``Cost.of_counts``: a client
+of one's own that reports a token count that is not a count (« abc », NaN,
+None) is named (``BadResponse``) and treated as that call failing, like a
+broken stream — the next model of the chain is tried, a report it had shown is
+withdrawn (an event the sink shows), and if no model is left the status is
+unavailable; a follow-up call that fails so is a note, and the answer stays.
+Never an exception after the answer streamed.
+
+Degradations are never silent: every one is a sentence in ``notes``.
 
 Cost: research mode on the local model — a plan call, one decision call per
 round, one synthesis, one follow-up call: about a minute on 2 cores.
@@ -37,34 +51,40 @@ round, one synthesis, one follow-up call: about a minute on 2 cores.
 
 from __future__ import annotations
 
-import re
 import secrets
 import time
 
 from ..core.documents import check_documents, page_text
 from ..core.errors import (MAX_QUERY_CHARS, BadArgument, RungsError, check_choice, check_client, check_int,
                            check_number, check_query)
-from ..core.replies import MAX_REPLY_CHARS, NoAnswerObject, extract_answer_object
 from ..core.retrieval import Retriever
+from ..grounding.answer import Cost, Status
+from ..grounding.replies import NoAnswerObject, extract_answer_object
 from ..hybrid import rrf
 from ..model import ModelError, default_client
-from ..rag import MAX_CHARS, is_no_answer
-from .checks import quotes as _quotes, unsupported_figures as _unsupported
-from .ground import CitationFilter, _text
+from ..rag import MAX_CHARS
+from .checks import fences
 from .prompts import (CONTINUE_PROMPT, CONTINUE_SCHEMA, FOLLOW_PROMPT, FOLLOW_SCHEMA, PLAN_PROMPT, PLAN_SCHEMA,
-                      SYNTH_PROMPT, parse_plan)
-
+                      SYNTH_PROMPT, check_synth_prompt, parse_plan)
+from .report import SentenceGate, write
+from .settle import settle
 
 MAX_ROUNDS = 5
 MAX_SOURCES = 12  # what fits, fenced and cut at 1,500 characters, in a small model's context
+#: RRF's constant for the queries' rankings: 0, so each query's best pages lead the fusion. Chosen by the tuning
+#: lab's protocol against the textbook 60 (``hybrid.RRF_K``), without a model (benchmarks/bench_research_fusion.py,
+#: results/research_fusion.json): on handbook questions of three parts with 8 hits a query, 60 gave way to 0 —
+#: out of fold +0.186 of the answering pages gathered (p = 0.003), final half 0.720 against 0.481 (p = 0.002);
+#: at research mode's 3 hits a query, no setting differed measurably from 60 (k = 0: −0.001 on all 46). Quick
+#: mode searches one query: there the constant changes nothing.
+FUSION_K = 0
 DEFAULTS = {
     "quick": {"rounds": 1, "deadline": 120.0, "tokens": 8000, "per_section": 2, "max_sources": 5,
-              "per_query": 8, "fusion_k": 60, "follow_ups": True},
+              "per_query": 8, "fusion_k": FUSION_K, "follow_ups": True},
     "research": {"rounds": 3, "deadline": 300.0, "tokens": 24000, "per_section": 2, "max_sources": 6,
-                 "per_query": 3, "fusion_k": 60, "follow_ups": True},
+                 "per_query": 3, "fusion_k": FUSION_K, "follow_ups": True},
 }
 GATHER_SHARE = 0.7
-NO_ANSWER = "je ne sais pas"
 #: How many tokens each stage may write: a plan is a short list, a decision a yes and three queries,
 #: the report a few sentences with citations, the follow-ups three questions.
 STAGE_TOKENS = {"plan": 600, "decide": 200, "synthesis": 400, "follow_ups": 300}
@@ -96,21 +116,24 @@ def check_bounds(mode: str, overrides: dict) -> dict:
 
 
 class Ledger:
-    """What the run has spent — seconds and tokens — against its bounds; every call is recorded here."""
+    """What the run has spent — seconds, tokens, the ``Cost`` of every call — against its bounds."""
 
     def __init__(self, bounds: dict, clock):
         self.bounds, self.clock = bounds, clock
         self.start = clock()
-        self.calls: list[dict] = []
+        self.calls: list[dict] = []  # one per call: stage, tokens in and out, model, seconds (failed: True)
+        self.cost = Cost()
 
     def elapsed(self) -> float:
         return self.clock() - self.start
 
     def tokens(self) -> int:
-        return sum(c["in"] + c["out"] for c in self.calls)
+        return self.cost.prompt_tokens + self.cost.output_tokens
 
-    def record(self, stage: str, tokens_in: int, tokens_out: int, model: str) -> None:
-        self.calls.append({"stage": stage, "in": int(tokens_in), "out": int(tokens_out), "model": model})
+    def record(self, stage: str, cost: Cost, model: str, *, failed: bool = False) -> None:
+        self.cost += cost
+        self.calls.append({"stage": stage, "in": cost.prompt_tokens, "out": cost.output_tokens, "model": model,
+                           "seconds": cost.seconds, **({"failed": True} if failed else {})})
 
     def gather_over(self) -> str | None:
         """Why the gather must stop now (it may use 70 % of the time and of the tokens), or None."""
@@ -137,15 +160,19 @@ class ModelChain:
 
     def ask(self, stage: str, prompt: str, *, schema=None) -> str | None:
         """One non-streamed call on the first model that answers; None if none does."""
-        for client in self.clients:
+        for position, client in enumerate(self.clients):
+            name, started = getattr(client, "model", "a model"), time.perf_counter()
             try:
                 result = client.chat([{"role": "user", "content": prompt}], max_tokens=STAGE_TOKENS[stage],
                                      json_schema=schema)
+                # A client that miscounts is named here (BadResponse), before its reply is used.
+                cost = Cost.of_call(result, time.perf_counter() - started)
             except ModelError as err:
-                self.notes.append(f"{stage}: {getattr(client, 'model', 'a model')} failed ({type(err).__name__}); "
-                                  "next model")
+                self.ledger.record(stage, Cost(calls=1, seconds=time.perf_counter() - started), name, failed=True)
+                more = "; next model" if position + 1 < len(self.clients) else ""
+                self.notes.append(f"{stage}: {name} failed ({type(err).__name__}: {str(err)[:160]}){more}")
                 continue
-            self.ledger.record(stage, result.input_tokens, result.output_tokens, result.model)
+            self.ledger.record(stage, cost, getattr(result, "model", name))
             return result.text
         return None
 
@@ -160,12 +187,16 @@ def default_retriever(pages: list[dict]):
 class Run:
     """One research run: the question, the pages, the retriever, and the parts above. The stages are methods."""
 
-    def __init__(self, question, pages, retriever, chain, ledger, mode, sink):
+    def __init__(self, question, pages, retriever, chain, ledger, mode, sink, prompt=SYNTH_PROMPT):
         self.question, self.retriever, self.chain, self.ledger = question, retriever, chain, ledger
+        self.prompt = prompt
         self.mode, self.sink, self.b = mode, sink, ledger.bounds
         self.by_id = {str(p["id"]): p for p in pages}
         self.notes = chain.notes
         self.timings: dict[str, float] = {}
+        self.trace: dict = {"plan": [], "rounds": [], "stopped_by": None, "follow_ups": [], "gathered": [],
+                            "numbered": {}, "timings": self.timings, "mode": mode, "bounds": ledger.bounds,
+                            "calls": ledger.calls, "fences": (), "withheld": [], "removed": []}
 
     def status(self, stage, detail):
         self.sink({"type": "status", "stage": stage, "detail": detail})
@@ -189,42 +220,39 @@ class Run:
         started = self.ledger.clock()
         queries = [q for t in plan for q in t["todos"]]
         rankings: dict[str, list] = {}  # every query asked so far → its hits; fused by RRF after each round
-        rounds = []
+        rounds, gathered, stopped = [], [], None
         budget = min(self.b["rounds"], MAX_ROUNDS)
-        gathered: list[str] = []
-        stopped = None
         for number in range(1, budget + 1):
             self.status("searching", f"round {number}: {len(queries)} queries")
             before = set(gathered)
             for q in queries:
                 if q not in rankings:
-                    try:
-                        rankings[q] = self.retriever.search(q[:MAX_QUERY_CHARS], limit=self.b["per_query"])
-                    except BadArgument as err:  # a query the model wrote that the retriever refuses: skipped, said
-                        self.notes.append(f"survey: the query {q[:60]!r} was refused ({err}); skipped")
-                        rankings[q] = []
+                    rankings[q] = self._search(q)
             gathered = self.select(rrf(rankings, k=self.b["fusion_k"]))
             new = [p for p in gathered if p not in before]
             rounds.append({"round": number, "queries": list(queries), "new_pages": new})
             self.status("reading", f"{len(new)} new page(s): {', '.join(new) or '—'}")
             if not new and number > 1:
                 stopped = "saturation (a round added no new page)"
-                break
-            if number == budget:
+            elif number == budget:
                 stopped = (f"round cap ({MAX_ROUNDS}; {self.b['rounds']} asked)" if self.b["rounds"] > MAX_ROUNDS
                            else f"round budget ({budget})")
-                break
-            over = self.ledger.gather_over()
-            if over:
-                stopped = over
-                break
-            if self.mode == "quick":
+            else:
+                stopped = self.ledger.gather_over()
+            if stopped or self.mode == "quick":
                 break
             queries, stopped = self.next_queries(list(rankings), gathered)
             if stopped:
                 break
         self.timings["survey"] = self.ledger.clock() - started
         return gathered, rounds, stopped or "one search (quick mode)"
+
+    def _search(self, query):
+        try:
+            return self.retriever.search(query[:MAX_QUERY_CHARS], limit=self.b["per_query"])
+        except BadArgument as err:  # a query the model wrote that the retriever refuses: skipped, said
+            self.notes.append(f"survey: the query {query[:60]!r} was refused ({err}); skipped")
+            return []
 
     def next_queries(self, asked, gathered):
         """Ask the model whether to go on, and with which new queries: (queries, None) or ([], why it stops)."""
@@ -260,59 +288,22 @@ class Run:
                 break
         return kept
 
-    def synthesize(self, gathered):
-        """Stream the answer from fenced, numbered sources; every citation is checked as it streams."""
+    def synthesize(self, gathered) -> dict:
+        """Stream the report from fenced, numbered sources, a checked sentence at a time (``report``)."""
         started = self.ledger.clock()
         nonce = secrets.token_hex(6)  # unknown to every page: a page cannot close its fence or open another
         numbered = {i: pid for i, pid in enumerate(gathered, start=1)}
-        blocks = "\n\n".join(f"<<<SOURCE {i} {nonce}>>>\n{page_text(self.by_id[pid])[:SOURCE_CHARS]}\n<<<FIN {i} {nonce}>>>"
-                              for i, pid in numbered.items())
-        prompt = SYNTH_PROMPT.format(nonce=nonce, sources=blocks, question=self.question)
+        texts = {pid: page_text(self.by_id[pid])[:SOURCE_CHARS] for pid in gathered}
+        blocks = "\n\n".join(f"<<<SOURCE {i} {nonce}>>>\n{texts[pid]}\n<<<FIN {i} {nonce}>>>"
+                             for i, pid in numbered.items())
+        prompt = self.prompt.format(nonce=nonce, sources=blocks, question=self.question)
+        self.trace.update(numbered=numbered, fences=fences(nonce), prompt=prompt)
         self.status("answering", f"{len(numbered)} sources, fence code {nonce[:4]}…")
-        answer, cited, removed = None, [], []
-        clients = self.chain.clients
-        for position, client in enumerate(clients):
-            over = self.ledger.over()
-            if over:
-                self.notes.append(f"synthesis: {over} before it could start")
-                break
-            pieces = []
-            check = CitationFilter(set(numbered), lambda t: (pieces.append(t), self.sink({"type": "delta", "text": t})))
-            streamed = 0
-            try:
-                for delta in client.stream([{"role": "user", "content": prompt}], max_tokens=STAGE_TOKENS["synthesis"]):
-                    delta = _text(delta)
-                    check.feed(delta[:MAX_REPLY_CHARS - streamed])
-                    streamed += len(delta)
-                    if streamed > MAX_REPLY_CHARS:  # a stream that never ends is cut, and what came is kept
-                        self.notes.append(f"synthesis: the answer was cut at {MAX_REPLY_CHARS:,} characters")
-                        break
-                check.finish()
-            except Exception as err:  # a model that fails mid-stream: the next one starts over
-                check.discard()  # a half citation is dropped, never shown
-                self.notes.append(f"synthesis: {getattr(client, 'model', 'a model')} failed while streaming "
-                                  f"({type(err).__name__})")
-                if position + 1 < len(clients):
-                    self.sink({"type": "restart", "reason": f"{type(err).__name__}"})
-                continue
-            usage = getattr(client, "last_usage", (len(prompt) // 4, len("".join(pieces)) // 4))
-            self.ledger.record("synthesize", usage[0], usage[1], getattr(client, "model", ""))
-            text = "".join(pieces).strip()
-            if not text:
-                self.notes.append(f"synthesis: {getattr(client, 'model', 'a model')} returned nothing")
-                if position + 1 < len(clients):
-                    self.sink({"type": "restart", "reason": "empty answer"})
-                continue
-            answer, cited, removed = text, check.cited, check.removed
-            break
-        if answer is None:
-            self.notes.append("no model produced an answer: nothing is shown rather than something invented")
-        for group in removed[:20]:
-            self.notes.append(f"citation {group!r} removed: it points at nothing that was gathered")
-        if len(removed) > 20:
-            self.notes.append(f"… and {len(removed) - 20} more citations removed")
+        report = write(self.chain, prompt, lambda emit: SentenceGate(
+            numbered, texts, self.question, fences(nonce), emit, told=self.sink), self.sink,
+            STAGE_TOKENS["synthesis"])
         self.timings["synthesize"] = self.ledger.clock() - started
-        return answer, [numbered[n] for n in cited], numbered
+        return {**report, "numbered": numbered, "texts": texts}
 
     def follow_ups(self):
         """A few next questions; whatever the model replies, the answer already given is kept."""
@@ -348,9 +339,11 @@ class Run:
         return questions
 
 
-def _check_run(question, pages, retriever, client, mode, sink, models, clock, bounds) -> tuple[dict, list[dict]]:
+def _check_run(question, pages, retriever, client, mode, sink, models, clock, prompt, bounds) -> tuple[dict, list]:
     """Every argument of ``run`` checked once, before any call: a NaN deadline must not mean « no deadline »."""
     check_query(question if question is not None else "", name="question")
+    if prompt is not None:
+        check_synth_prompt(prompt)
     bounds = check_bounds(mode, bounds)
     pages = check_documents(pages, name="pages")
     if retriever is not None and not isinstance(retriever, Retriever):
@@ -366,68 +359,46 @@ def _check_run(question, pages, retriever, client, mode, sink, models, clock, bo
     return bounds, pages
 
 
-def _check_report(result: dict, state: Run, numbered: dict, sink) -> None:
-    """N3's checks on the whole report: a quote behind each citation; every figure held, or marked."""
-    texts = {pid: page_text(state.by_id[pid])[:SOURCE_CHARS] for pid in numbered.values()}
-    result["quotes"] = _quotes(result["answer"], numbered, texts)
-    result["unsupported_figures"] = _unsupported(result["answer"], result["sources"], texts, state.question)
-    for figure in result["unsupported_figures"]:
-        state.notes.append(f"unsupported figure: « {figure} » is in no cited source")
-    sink({"type": "checked", "quotes": result["quotes"], "unsupported_figures": result["unsupported_figures"]})
-
-
 def run(question: str, *, pages: list[dict], retriever=None, client=None, mode: str = "quick", sink=None,
-        models: list | None = None, clock=time.monotonic, **bounds) -> dict:
-    """Answer ``question`` from ``pages`` within the bounds of ``mode`` (and your overrides).
+        models: list | None = None, clock=time.monotonic, prompt: str | None = None, **bounds):
+    """Answer ``question`` from ``pages`` within the bounds of ``mode`` (and your overrides): an ``Answer``.
 
     ``retriever``: any retriever over ``pages`` (default: the answer rungs'
     hybrid, ``hybrid.answer_retriever``). Bounds you may override: ``rounds``,
     ``deadline`` (s), ``tokens``, ``per_section``, ``max_sources``,
     ``per_query``, ``fusion_k`` (RRF's constant, to fuse the queries' rankings),
     ``follow_ups`` (bool). ``models``: a fallback chain of clients; ``clock``: a
-    time function (a fake one makes the deadline testable).
+    time function (a fake one makes the deadline testable); ``prompt``: the
+    synthesis prompt (default ``SYNTH_PROMPT``; it must place ``{nonce}``,
+    ``{sources}`` and ``{question}``). ``sink``: told every
+    event as it happens (``rungs.research.events``). ``Answer.trace`` holds
+    ``plan``, ``rounds``, ``stopped_by``, ``follow_ups``, ``timings``, ``gathered``,
+    ``numbered`` (source number → page id), ``bounds``, ``mode``, ``calls``,
+    ``fences``, ``withheld`` (each sentence not shown, and why), ``seconds``.
     """
-    bounds, pages = _check_run(question, pages, retriever, client, mode, sink, models, clock, bounds)
+    bounds, pages = _check_run(question, pages, retriever, client, mode, sink, models, clock, prompt, bounds)
     ledger = Ledger(bounds, clock)
     notes: list[str] = []
     chain = ModelChain(models or [client or default_client()], ledger, notes)
     # "is None", not "or": an empty ListSink is falsy and must still receive the events.
     sink = sink if sink is not None else (lambda event: None)
-    state = Run(question or "", pages, retriever, chain, ledger, mode, sink)
-    result = {"answer": NO_ANSWER, "answered": False, "sources": [], "quotes": [], "unsupported_figures": [],
-              "follow_ups": [], "plan": [], "rounds": [],
-              "stopped_by": None, "tokens": {"calls": ledger.calls, "total": 0}, "notes": notes,
-              "timings": state.timings, "mode": mode, "bounds": bounds}
-
-    def finish():
-        result["tokens"]["total"] = ledger.tokens()
-        result["seconds"] = ledger.elapsed()
-        sink({"type": "done", "seconds": result["seconds"]})
-        return result
-
+    state = Run(question or "", pages, retriever, chain, ledger, mode, sink, prompt or SYNTH_PROMPT)
     if not (question or "").strip():
         notes.append("empty question: nothing to research, no model called")
-        return finish()
+        return settle(state, None, mode, reason="nothing to ask: the question is empty")
     if bounds["deadline"] <= 0 or ledger.elapsed() >= bounds["deadline"]:
         notes.append("the deadline had already passed: stopped before any model call")
-        result["stopped_by"] = "deadline"
-        return finish()
+        state.trace["stopped_by"] = "deadline"
+        return settle(state, None, mode, status=Status.UNAVAILABLE,
+                      reason="the deadline had already passed: no model was asked")
     state.retriever = retriever or default_retriever(pages)
-    result["plan"] = state.plan()
-    gathered, result["rounds"], result["stopped_by"] = state.survey(result["plan"])
+    state.trace["plan"] = state.plan()
+    gathered, state.trace["rounds"], state.trace["stopped_by"] = state.survey(state.trace["plan"])
+    state.trace["gathered"] = gathered
     if not gathered:
         notes.append("no page was found for any query")
-        return finish()
-    answer, sources, numbered = state.synthesize(gathered)
-    result["gathered"] = list(numbered.values())
-    if answer is not None and is_no_answer(re.sub(r"\[[\d,; ]+\]", "", answer)):
-        # The model found nothing to say from the sources: N3's no-answer, not an answer.
-        notes.append("the model found no answer in the gathered sources")
-    elif answer is not None:
-        result.update(answer=answer, answered=True, sources=sources)
-        _check_report(result, state, numbered, sink)
-    else:
-        result["answer"] = None
-    if answer is not None:
-        result["follow_ups"] = state.follow_ups()
-    return finish()
+        return settle(state, None, mode, reason="no page was found for any query")
+    report = state.synthesize(gathered)
+    if report["outcome"] in ("shown", "abstained"):
+        state.trace["follow_ups"] = state.follow_ups()
+    return settle(state, report, mode)

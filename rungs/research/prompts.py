@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from ..core.errors import BadArgument, check_query
-from ..core.replies import MAX_REPLY_CHARS, NoAnswerObject, UnusableReply, extract_answer_object, parse_json
+from ..grounding.replies import MAX_REPLY_CHARS, NoAnswerObject, UnusableReply, extract_answer_object, parse_json
 
 
 PLAN_PROMPT = """Décompose la question d'un salarié en 2 à 5 thèmes de recherche dans le livret d'accueil, un par sujet distinct de la question.
@@ -77,3 +77,20 @@ def parse_plan(text: str, question: str) -> tuple[list[dict], str | None]:
     if not plan:
         return [{"title": question, "todos": [question]}], "the plan could not be read; searched the question itself"
     return plan[:5], None
+
+
+def check_synth_prompt(template) -> str:
+    """A synthesis prompt of your own: text that places ``{nonce}``, ``{sources}`` and ``{question}``."""
+    if not isinstance(template, str):
+        raise BadArgument(f"prompt must be text holding {{nonce}}, {{sources}} and {{question}}, "
+                          f"not {type(template).__name__}")
+    missing = [f for f in ("{nonce}", "{sources}", "{question}") if f not in template]
+    if missing:
+        raise BadArgument(f"prompt must place {', '.join(missing)}: without them the model reads no fenced sources "
+                          "or no question")
+    try:
+        template.format(nonce="x", sources="x", question="x")
+    except (KeyError, IndexError, ValueError, AttributeError) as err:
+        raise BadArgument(f"prompt is not a template of {{nonce}}, {{sources}} and {{question}} only "
+                          f"({type(err).__name__}: {err}); write a literal brace as {{{{ or }}}}") from None
+    return template

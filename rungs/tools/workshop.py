@@ -13,11 +13,13 @@ next run, for each notebook:
 - changed by the learner: **kept**, and the new version is written beside it
   (``02_hybrid_search.new.ipynb``); the learner merges what they want.
 
-What counts as a change is what a learner *writes*: the cells' kinds, sources
-and metadata (a tag, « editable: false »). Running a notebook and saving it
-is not a change (outputs and execution timings are not lost work: running the
-cells again brings them back), so an opened-and-run notebook still receives
-updates, and the line says its outputs were cleared. A manifest that cannot
+What counts as a change is what a learner *writes*: the cells' kinds, sources,
+metadata (a tag, « editable: false ») and attachments (an image pasted into a
+markdown cell), and the notebook's own metadata (a title). Running a notebook
+and saving it is not a change (outputs and execution timings are not lost work:
+running the cells again brings them back; the kernel's name and language are
+written by Jupyter), so an opened-and-run notebook still receives updates, and
+the line says its outputs were cleared. A manifest that cannot
 be read — damaged, not JSON, not the shape it should have — only means an
 edit cannot be told from a copy: every existing file is then kept.
 
@@ -80,31 +82,44 @@ def _source(cell: dict) -> str:
     return "".join(source) if isinstance(source, list) else str(source)
 
 
-#: What the manifest's hashes are of: 1, the cells' kinds and sources; 2, their metadata too.
-FINGERPRINT = 2
+#: What the manifest's hashes are of: 1, the cells' kinds and sources; 2, their metadata too; 3, the cells'
+#: attachments and the notebook's own metadata too.
+FINGERPRINT = 3
 #: Cell metadata that running a notebook writes by itself: not the learner's.
 _WRITTEN_BY_RUNNING = {"execution", "collapsed", "scrolled"}
+#: Notebook metadata that Jupyter writes by itself (the kernel picked, its language, saved widgets).
+_WRITTEN_BY_JUPYTER = {"kernelspec", "language_info", "widgets"}
 
 
 def _mine(cell: dict, version: int) -> list:
     if version == 1:
         return [cell.get("cell_type"), _source(cell)]
     meta = cell.get("metadata") if isinstance(cell.get("metadata"), dict) else {}
-    return [cell.get("cell_type"), _source(cell), {k: v for k, v in meta.items() if k not in _WRITTEN_BY_RUNNING}]
+    mine = [cell.get("cell_type"), _source(cell), {k: v for k, v in meta.items() if k not in _WRITTEN_BY_RUNNING}]
+    return mine if version == 2 else mine + [cell.get("attachments") or {}]
+
+
+def _written(notebook: dict, version: int):
+    """What a learner wrote in a notebook: its cells (``_mine``) and, from version 3, its own metadata."""
+    cells = [_mine(c, version) for c in notebook["cells"]]
+    if version < 3:
+        return cells
+    meta = notebook.get("metadata") if isinstance(notebook.get("metadata"), dict) else {}
+    return {"cells": cells, "metadata": {k: v for k, v in meta.items() if k not in _WRITTEN_BY_JUPYTER}}
 
 
 def fingerprint(path_or_bytes, *, notebook: bool, version: int = FINGERPRINT) -> str:
-    """A hash of what the learner can change: the cells' kinds, sources and metadata for a notebook, the
-    bytes otherwise (``version`` 1: kinds and sources only, as workspaces made by an older rungs recorded).
+    """A hash of what the learner can change: the cells' kinds, sources, metadata and attachments and the
+    notebook's metadata for a notebook, the bytes otherwise (``version`` 1: kinds and sources only; 2: and
+    the cells' metadata — as workspaces made by an older rungs recorded).
 
     A notebook that does not parse any more is hashed as bytes: it differs from any copy, so it is kept.
     """
     data = path_or_bytes.read_bytes() if isinstance(path_or_bytes, Path) else path_or_bytes
     if notebook:
         try:
-            cells = json.loads(data.decode("utf-8"))["cells"]
-            data = json.dumps([_mine(c, version) for c in cells], ensure_ascii=False, sort_keys=True,
-                              default=str).encode("utf-8")
+            data = json.dumps(_written(json.loads(data.decode("utf-8")), version), ensure_ascii=False,
+                              sort_keys=True, default=str).encode("utf-8")
         except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
             pass
     return hashlib.sha256(data).hexdigest()
@@ -172,7 +187,7 @@ def _read_manifest(workspace: Path) -> dict:
                                              and all(isinstance(h, str) for h in v) for k, v in beside.items())):
         beside = {}
     version = manifest.get("version", 1)  # a manifest without one was written before metadata counted
-    return {"files": files, "beside": beside, "version": version if version in (1, FINGERPRINT) else FINGERPRINT}
+    return {"files": files, "beside": beside, "version": version if version in (1, 2, FINGERPRINT) else FINGERPRINT}
 
 
 def _write_manifest(workspace: Path, manifest: dict) -> None:

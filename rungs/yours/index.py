@@ -26,27 +26,31 @@ Four decisions are yours:
   the passages themselves — a search-time knob;
 - ``max_bytes``, the largest file read (default 20 MB).
 
-Cost: encoding dominates (USE, one thread: about 15 passages of 1,500 characters
-a second on ``benchmarks/folder``; PDFium reads a few hundred pages a second); an
-unchanged folder of a thousand files is re-checked in well under a second.
+Cost: encoding dominates (USE, one thread: about 46 passages of 1,500 characters
+a second on ``benchmarks/folder``, ``results/folder.json``, as ``index --help`` says;
+PDFium reads a few hundred pages a second); an unchanged folder of a thousand files
+is re-checked in well under a second. A search loads what the run stored — BM25's
+counts, the vectors — and imports neither the readers nor anything the query does not use.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..core import paths
+from ..core import display
 from ..core.documents import passage_text
 from ..core.errors import check_bool, check_choice, check_int
-from ..core.retrieval import Retriever
+from ..core.retrieval import OnFirstSearch, Retriever
 from ..fts import FtsIndex
 from ..passages import DEFAULT_OVERLAP, DEFAULT_SIZE, PassageRetriever, split
-from . import keywords, store, update
-from .readers import MAX_BYTES
-from .report import IndexReport
+from . import keywords, store
 from .store import INDEX_DIR, INDEX_FILE, IndexMismatch, IndexNotFound
-from .walk import Skipped, check_folder
+
+if TYPE_CHECKING:  # the readers, the walk and the update are imported where a run needs them: a search never does
+    from .report import IndexReport
+    from .walk import Skipped
 
 
 def default_index_path(folder) -> Path:
@@ -55,7 +59,7 @@ def default_index_path(folder) -> Path:
 
 
 def index_folder(folder, *, index=None, size: int | None = None, overlap: int | None = None,
-                 encoder=None, vectors: bool = True, max_bytes: int = MAX_BYTES, progress: bool = False,
+                 encoder=None, vectors: bool = True, max_bytes: int | None = None, progress: bool = False,
                  batch: int = 256, remember: bool = False) -> "FolderIndex":
     """Index ``folder`` (or bring its index up to date) and return the index; ``.report`` says what was done.
 
@@ -66,37 +70,24 @@ def index_folder(folder, *, index=None, size: int | None = None, overlap: int | 
     encodes on first use). ``progress``: bars with totals and time left (in a terminal).
     ``remember``: note this index as the last one (``open_index()`` with no path finds it; the CLI does).
     """
+    from . import update
+    from .readers import MAX_BYTES
+    from .walk import check_folder
+
     folder = check_folder(folder)
-    max_bytes = check_int(max_bytes, "max_bytes", low=1)
+    max_bytes = check_int(MAX_BYTES if max_bytes is None else max_bytes, "max_bytes", low=1)
     batch = check_int(batch, "batch", low=1)
     check_bool(vectors, "vectors")
     update.file_seconds()  # a setting that cannot be used is refused before anything is written
     path = Path(index) if index is not None else default_index_path(folder)
     store.check_target(path)  # before any folder is made or any byte written: a file of yours is never touched
-    path.parent.mkdir(parents=True, exist_ok=True)
+    store.make_room(path)  # a folder you may not write is said so, with where else the index can go
     found = FolderIndex(path, create=True, folder=folder)
     found.update(size=size, overlap=overlap, encoder=encoder, vectors=vectors, max_bytes=max_bytes,
                  progress=progress, batch=batch)
     if remember:
-        _remember(path)
+        store.remember(path)
     return found
-
-
-def _remember(path: Path) -> None:
-    try:
-        last = paths.last_index()
-        last.parent.mkdir(parents=True, exist_ok=True)
-        last.write_text(str(path.resolve()) + "\n", encoding="utf-8")
-    except OSError:
-        pass  # remembering the last index is a convenience, never a reason to fail
-
-
-def _remembered() -> Path | None:
-    try:
-        text = paths.last_index().read_text(encoding="utf-8").strip()
-    except (OSError, UnicodeDecodeError):  # a damaged note of the last index is no note
-        return None
-    return Path(text) if text and Path(text).is_file() else None
 
 
 def open_index(where=None) -> "FolderIndex":
@@ -106,7 +97,7 @@ def open_index(where=None) -> "FolderIndex":
         here = default_index_path(Path.cwd())
         if here.exists():
             return FolderIndex(here)
-        last = _remembered()
+        last = store.remembered()
         if last is not None:
             return FolderIndex(last)
         raise IndexNotFound("no index here and none indexed before: run  python -m rungs index FOLDER  first "
@@ -164,7 +155,9 @@ class FolderIndex:
         return Path(stored or ".")
 
     def __repr__(self) -> str:
-        return f"FolderIndex({self.folder.name!r}: {self.count()} documents, passages of {self.size} characters)"
+        from .walk import shown
+
+        return f"FolderIndex({shown(self.folder.name)!r}: {self.count()} documents, passages of {self.size} characters)"
 
     # ------------------------------------------------------------ reading what the index holds
 
@@ -189,10 +182,10 @@ class FolderIndex:
 
     def cache(self, encoder):
         """This index's vector cache for ``encoder`` (one file per encoder, keyed by each passage's text)."""
-        from ..vectors import VectorCache
+        from ..vectors import Encoder, VectorCache
 
-        key = ("cache", encoder.fingerprint)
-        if key not in self._built:
+        key = ("cache", encoder.fingerprint if isinstance(encoder, Encoder) else None)
+        if key not in self._built:  # VectorCache refuses, by name, an encoder that is not one
             self._built[key] = VectorCache(encoder, folder=self.vector_folder)
         return self._built[key]
 
@@ -232,6 +225,8 @@ class FolderIndex:
 
     def skipped(self) -> list[Skipped]:
         """The files that were not indexed at the last run, and why."""
+        from .walk import Skipped
+
         with store.said(self.path):
             return [Skipped(p, r) for p, r in self.db.execute("SELECT path, reason FROM skipped ORDER BY path")]
 
@@ -243,13 +238,20 @@ class FolderIndex:
     # ------------------------------------------------------------ bringing it up to date
 
     def update(self, *, size: int | None = None, overlap: int | None = None, encoder=None, vectors: bool = True,
-               max_bytes: int = MAX_BYTES, progress: bool = False, batch: int = 256) -> IndexReport:
+               max_bytes: int | None = None, progress: bool = False, batch: int = 256) -> IndexReport:
         """Compare the folder with the index and apply the difference, in one transaction (``rungs.yours.update``)."""
         import time
 
+        from . import update
+        from .readers import MAX_BYTES
+
+        max_bytes = MAX_BYTES if max_bytes is None else max_bytes
         size = self.size if size is None else check_int(size, "size", low=50, high=1_000_000)
         overlap = min(self.overlap, size // 2) if overlap is None else overlap
         overlap = check_int(overlap, "overlap", low=0, high=size // 2)
+        if vectors and encoder is None:
+            encoder = _default_encoder()
+        cache = self.cache(encoder) if vectors else None  # an encoder that is not one: refused before any write
         started = time.perf_counter()
         meta = store.read_meta(self.db, self.path)
         rebuilt = self.reset
@@ -259,12 +261,11 @@ class FolderIndex:
         if "size" in meta and (int(meta["size"]), int(meta["overlap"])) != (size, overlap):
             rebuilt = (f"the passages were {meta['size']} characters with {meta['overlap']} of overlap, "
                        f"now {size} with {overlap}")
-        if vectors and encoder is None:
-            encoder = _default_encoder()
-        cache = self.cache(encoder) if vectors else None
         encoded_before = cache.encoded if cache else 0
-        bars = {"reading": _progress(progress, "reading", unit="file"),
-                "encoding": _progress(progress and cache is not None, "encoding", unit="passage")}
+        # A terminal's bars go when the run ends: the report that follows says what was done.
+        bars = {"reading": display.progress(desc="reading", unit="file", enabled=progress, leave=False),
+                "encoding": display.progress(desc="encoding", unit="passage", leave=False,
+                                             enabled=progress and cache is not None)}
         try:
             report = update.run(self, size=size, overlap=overlap, rebuilt=rebuilt, cache=cache,
                                 max_bytes=max_bytes, batch=batch, bars=bars)
@@ -320,10 +321,11 @@ class FolderIndex:
         compare passage sizes without touching the index on disk). ``stopwords``/``stem``: the BM25
         tokenizer (build-time). ``keyword_knobs``: the hybrid's keyword leg's knobs (``k1``, ``b``,
         ``match``…; default: match any word). ``progress``: say so, with a bar, when the vector leg must
-        first encode passages the index holds no vector for. ``knobs``: default search-time knobs, e.g.
-        ``k=30``, ``rollup="sum"``, ``level="passage"`` — each can also be given to ``search``.
+        first encode passages the index holds no vector for (on its first search: a refused knob waits for
+        nothing). ``knobs``: default search-time knobs, e.g. ``k=30``, ``rollup="sum"``, ``level="passage"`` —
+        each can also be given to ``search``.
         """
-        from ..hybrid import YOUR_DOCUMENTS, Hybrid
+        from ..hybrid import YOUR_DOCUMENTS, from_legs
 
         rung = check_choice(rung, "rung", ("fts", "bm25", "vectors", "hybrid"))
         size = self.size if size is None else check_int(size, "size", low=50, high=1_000_000)
@@ -339,11 +341,9 @@ class FolderIndex:
             vector = self._vectors(size, overlap, encoder or _default_encoder(), progress)
             if rung == "vectors":
                 inner = vector
-            else:
-                keyword = self._bm25(size, overlap, stopwords, stem).with_knobs(
-                    **{"match": YOUR_DOCUMENTS["match"], **(keyword_knobs or {})})
-                inner = Hybrid({"keyword": keyword, "vector": vector}, method=YOUR_DOCUMENTS["method"],
-                               k=YOUR_DOCUMENTS["k"], leg_weights=YOUR_DOCUMENTS["leg_weights"])
+            else:  # the one hybrid recipe, with the setting for a collection nobody has tuned
+                inner = from_legs(self._bm25(size, overlap, stopwords, stem), vector, YOUR_DOCUMENTS,
+                                  keyword_knobs=keyword_knobs)
         if rung == "fts" and (size, overlap) == (self.size, self.overlap):
             retriever = _OnDisk(inner, self, passages)
         else:
@@ -388,12 +388,15 @@ class FolderIndex:
     def _vectors(self, size, overlap, encoder, progress: bool = False) -> Retriever:
         from ..vectors import VectorIndex
 
+        cache = self.cache(encoder)  # before encoder.fingerprint is read below: 5 is refused by name
         def build():
             passages = self._passages_at(size, overlap)
             self._encode_missing(passages, encoder, progress)
-            return VectorIndex(passages, encoder, cache=self.cache(encoder))
+            return VectorIndex(passages, encoder, cache=cache)
 
-        return self._once(("vectors", size, overlap, encoder.fingerprint), build)
+        # Made on its first search: a refused knob or a blank query never waits for the encoder or an encoding.
+        return self._once(("vectors", size, overlap, encoder.fingerprint),
+                          lambda: OnFirstSearch(f"vectors ({encoder.name})", build))
 
     def _encode_missing(self, passages: list[dict], encoder, progress: bool) -> None:
         """Passages the cache has no vector for yet (indexed with ``vectors=False``): encoded now, in batches, once
@@ -407,7 +410,7 @@ class FolderIndex:
         if progress:
             print(f"encoding {len(missing):,} passages for the vector leg first (the index was made without "
                   "vectors): once, then kept", file=sys.stderr, flush=True)
-        bar = _progress(progress, "encoding", unit="passage", total=len(missing))
+        bar = display.progress(desc="encoding", unit="passage", total=len(missing), enabled=progress, leave=True)
         try:
             for at in range(0, len(missing), 256):
                 cache.vectors_of(missing[at:at + 256], save=False)
@@ -442,9 +445,3 @@ class _OnDisk(PassageRetriever):
 def _default_encoder():
     from ..vectors import default_encoder
     return default_encoder()
-
-
-def _progress(enabled: bool, desc: str, **options):
-    from tqdm.auto import tqdm
-    # disable=None: a bar only where a person watches a terminal (never in a log, a test or a notebook's stderr).
-    return tqdm(desc=desc, disable=None if enabled else True, leave=False, **options)

@@ -4,11 +4,13 @@ What it is for: a ``search`` command is one query in a fresh process. Building
 N1's index there means cutting every passage into words again, every time,
 at a cost that grows with the folder (seconds for a few thousand passages). Instead, ``index`` counts each
 passage's words once, when it stores the passage (``store.words_of``), and at
-the end of the run writes them as one page × word count matrix per field
+the end of the run writes them as one word × page count matrix per field
 (``index.sqlite.bm25.npz``, beside the database); a search loads that file
-into N1's fast path (``rungs.fastbm25.FastBM25``: the same scores as
-``rungs.bm25`` to 1e-9, every word's part kept). French stop words are
-dropped when the matrices are loaded, exactly as ``tokenise`` drops them.
+into N1's fast path for one query (``rungs.fastbm25.ColumnBM25``: FastBM25's
+scores, every word's part kept, computed for the query's words only, with numpy
+alone — scipy's import would cost a one-query process more than its search).
+French stop words are dropped when the counts are loaded, exactly as
+``tokenise`` drops them.
 
 The file names the state of the index it was made from (the time of the last
 run that changed a passage, written in ``meta`` in that run's transaction): a
@@ -17,7 +19,7 @@ matrices are made again from the stored counts (no passage is cut again) and
 written for the next search.
 
 Cost: one pass over the passages' stored counts at the end of a run that
-changed something; a search reads one file.
+changed something, stored by word so that a search reads one file and sorts nothing.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ import json
 import os
 from pathlib import Path
 
-from ..core.text import _stopset
+from ..core.text import stopset
 
 FIELDS = ("title", "body")
 
@@ -69,14 +71,26 @@ def _untexts(buffer) -> list[str]:
 
 
 def _arrays_of(made: dict, stamp: str) -> dict:
+    """What the file holds: the stamp, the ids, the words, and per field the counts by word (``by_column``), so
+    that a search reads them as they are, with nothing to sort."""
     import numpy as np
+
+    from ..fastbm25 import by_column
 
     arrays = {"stamp": _texts([stamp]), "ids": _texts(made["ids"]), "vocabulary": _texts(made["vocabulary"])}
     for f, (data, cols, starts) in made["parts"].items():
-        arrays[f"{f}_data"] = np.array(data, dtype=np.float64)
-        arrays[f"{f}_cols"] = np.array(cols, dtype=np.int32)
-        arrays[f"{f}_starts"] = np.array(starts, dtype=np.int64)
+        starts_by_word, pages, counts = by_column(np.array(data, dtype=np.float64), np.array(cols, dtype=np.int32),
+                                                  np.array(starts, dtype=np.int64), len(made["vocabulary"]))
+        arrays.update({f"{f}_word_starts": starts_by_word, f"{f}_pages": pages.astype(np.int32), f"{f}_counts": counts})
     return arrays
+
+
+def _columns(arrays: dict, f: str, n_words: int) -> tuple:
+    if f"{f}_pages" in arrays:
+        return arrays[f"{f}_word_starts"], arrays[f"{f}_pages"], arrays[f"{f}_counts"]
+    from ..fastbm25 import by_column  # a file an older rungs wrote: its counts by page, turned by word here
+
+    return by_column(arrays[f"{f}_data"], arrays[f"{f}_cols"], arrays[f"{f}_starts"], n_words)
 
 
 def write(db, index_path: Path) -> None:
@@ -109,12 +123,9 @@ def _arrays(db, index_path: Path) -> dict | None:
 
 
 def load(db, index_path: Path, titles: dict, *, stopwords=True):
-    """N1's fast path over the index's passages, from the stored matrices (made again if they are stale)."""
-    from scipy import sparse  # imported here: a search with another rung does not pay for scipy
-
-    import numpy as np
-
-    from ..fastbm25 import FastBM25
+    """N1 over the index's passages, from the stored counts (made again if they are stale): ``ColumnBM25``, the
+    fast path's scores computed for a query's columns only — numpy alone, no scipy, nothing cut into words."""
+    from ..fastbm25 import ColumnBM25
 
     arrays = _arrays(db, index_path)
     if arrays is None:
@@ -123,14 +134,7 @@ def load(db, index_path: Path, titles: dict, *, stopwords=True):
     if arrays is None:  # could not be written: from the stored counts, in memory
         arrays = _arrays_of(build(db), _stamp(db))
     ids, words = _untexts(arrays["ids"]), _untexts(arrays["vocabulary"])
-    stops = _stopset(stopwords)
-    keep = np.array([i for i, w in enumerate(words) if w not in stops], dtype=np.int64)
-    counts = {}
-    for f in FIELDS:
-        matrix = sparse.csr_matrix((arrays[f"{f}_data"], arrays[f"{f}_cols"], arrays[f"{f}_starts"]),
-                                   shape=(len(ids), len(words)))
-        counts[f] = matrix.tocsc()[:, keep] if len(keep) < len(words) else matrix.tocsc()
-    vocabulary = {words[j]: column for column, j in enumerate(keep.tolist())}
+    columns = {f: _columns(arrays, f, len(words)) for f in FIELDS}
     doc_of = {pid: pid.rsplit("#", 1)[0] for pid in ids}
-    return FastBM25(ids, FIELDS, counts, vocabulary, {pid: titles.get(doc_of[pid], "") for pid in ids},
-                    {"stopwords": stopwords, "stem": None})
+    return ColumnBM25(ids, FIELDS, columns, words, {pid: titles.get(doc_of[pid], "") for pid in ids},
+                      {"stopwords": stopwords, "stem": None}, drop=stopset(stopwords))

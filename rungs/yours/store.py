@@ -25,10 +25,12 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import sqlite3
 from collections import Counter
 from pathlib import Path
 
+from ..core import paths
 from ..core.errors import RungsError
 from ..core.text import fts_text, tokenise
 
@@ -203,9 +205,40 @@ def said(path: Path):
         raise _said(err, path) from None
 
 
+def make_room(path: Path) -> None:
+    """The folder the index's file goes in, made if missing; one that cannot be made is said, with where else to go."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as err:  # a folder of yours that you may read but not write (an archive, a shared drive)
+        raise IndexReadOnly(f"{path.parent} cannot be made ({err.strerror or err}): give index= (--index on the "
+                            "command line) a path in a folder you can write, for example notes.rungs.sqlite "
+                            "in your home folder") from None
+
+
+def remember(path: Path) -> None:
+    """Note ``path`` as the last index made on this machine (``open_index()`` with no path finds it)."""
+    try:
+        last = paths.last_index()
+        last.parent.mkdir(parents=True, exist_ok=True)
+        last.write_bytes(os.fsencode(path.resolve()) + b"\n")  # the system's bytes: a name need not be UTF-8
+    except OSError:
+        pass  # remembering the last index is a convenience, never a reason to fail
+
+
+def remembered() -> Path | None:
+    """The last index noted, if its file is still there; a note that cannot be used is no note."""
+    try:
+        text = os.fsdecode(paths.last_index().read_bytes().strip())
+        return Path(text) if text and Path(text).is_file() else None
+    except OSError:  # unreadable, or a name too long for the system (a 10 kB path): no note
+        return None
+
+
 def read_meta(db: sqlite3.Connection, path: Path) -> dict:
     with said(path):
         meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
+    if isinstance(meta.get("folder"), bytes):  # a folder whose name is not UTF-8, kept as the system's bytes
+        meta["folder"] = os.fsdecode(meta["folder"])
     for key in ("size", "overlap"):  # written by rungs as numbers: anything else is damage
         if key in meta and not str(meta[key]).isdigit():
             raise IndexDamaged(f"{path} is a rungs index, but its file is damaged (meta {key} is {meta[key]!r}). "
@@ -215,12 +248,21 @@ def read_meta(db: sqlite3.Connection, path: Path) -> dict:
 
 
 def write_meta(db: sqlite3.Connection, *, size: int, overlap: int, folder: Path) -> None:
-    """What the index was made with: its layout, the passages' size and overlap, the folder (and when)."""
+    """What the index was made with: its layout, the passages' size and overlap, the folder (and when).
+
+    The folder is text, unless its name is not UTF-8 (an old archive's « caf\\xe9 »): then its bytes, as the
+    system gives them, which SQLite keeps as they are and ``read_meta`` turns back into the same path.
+    """
     import time
 
+    kept = str(folder)
+    try:
+        kept.encode("utf-8")
+    except UnicodeEncodeError:  # the surrogates Python reads such bytes as: SQLite holds no such text
+        kept = os.fsencode(folder)
     db.executemany("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
                    [("schema", str(SCHEMA)), ("size", str(size)), ("overlap", str(overlap)),
-                    ("folder", str(folder)), ("updated", str(time.time()))])
+                    ("folder", kept), ("updated", str(time.time()))])
 
 
 def mark_changed(db: sqlite3.Connection) -> None:

@@ -39,7 +39,7 @@ from ..core.documents import passage_text
 from ..core.errors import RungsError
 from ..passages import split
 from . import store
-from .readers import Unreadable, _check_size, _document, file_format
+from .readers import Unreadable, check_size, document_from, file_format, read_bytes
 from .report import IndexReport
 from .walk import Skipped, Walk
 
@@ -151,13 +151,13 @@ class Update:
     def read(self, entry) -> None:
         rel, stat = entry.rel, entry.stat
         kind = file_format(entry.path)
-        _check_size(stat.st_size, self.max_bytes)
+        check_size(stat.st_size, self.max_bytes)
         with budget(self.seconds):
-            data = entry.path.read_bytes()
+            data = read_bytes(entry.path, self.max_bytes)  # the one way a file is opened: never waits on a pipe
             digest = hashlib.sha256(data).hexdigest()
             if self.unchanged_content(rel, stat, digest) or self.copy_of(rel, stat, digest):
                 return
-            doc = _document(rel, kind, data, entry.path)
+            doc = document_from(rel, kind, data, entry.path)
         self.report.read += 1
         pieces = split([doc], size=self.size, overlap=self.overlap)
         store.store_passages(self.db, doc, stat, digest, pieces)

@@ -25,8 +25,9 @@ import stat as stat_kind
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..core.errors import BadArgument, RungsError
-from .readers import MAX_BYTES, Unreadable, read_file
+from ..core import paths
+from ..core.errors import BadArgument, RungsError, check_int
+from .readers import LINK_LOOP, MAX_BYTES, Unreadable, kind_of, read_file
 
 
 class FolderNotFound(RungsError, FileNotFoundError):
@@ -60,16 +61,9 @@ def _text_name(rel: str) -> str | None:
         return None
 
 
-def _shown(rel: str) -> str:
-    return rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-
-
-_KINDS = [(stat_kind.S_ISFIFO, "a named pipe (FIFO)"), (stat_kind.S_ISSOCK, "a socket"),
-          (stat_kind.S_ISCHR, "a character device"), (stat_kind.S_ISBLK, "a block device")]
-
-
-def _kind(mode: int) -> str:
-    return next((name for test, name in _KINDS if test(mode)), "not a regular file")
+def shown(rel: str) -> str:
+    """A name as it can be printed: bytes that are not UTF-8 shown as « \ufffd » (``core.paths.printable``)."""
+    return paths.printable(rel)
 
 
 def _file(root: Path, path: Path, rel: str) -> Entry:
@@ -79,18 +73,17 @@ def _file(root: Path, path: Path, rel: str) -> Entry:
             try:
                 target = path.resolve(strict=True)
             except RuntimeError:  # Python before 3.13 says « Symlink loop » this way
-                return Entry(rel, reason="a link loop (the link leads back to itself): not followed")
+                return Entry(rel, reason=LINK_LOOP)
             except OSError as err:
                 looped = "loop" in str(err).lower() or getattr(err, "errno", None) == 40
-                return Entry(rel, reason="a link loop (the link leads back to itself): not followed" if looped
-                             else "a link to nothing (its target is gone)")
+                return Entry(rel, reason=LINK_LOOP if looped else "a link to nothing (its target is gone)")
             if not target.is_relative_to(root):
                 return Entry(rel, reason="a link to a file outside the folder: not followed")
         info = path.stat()
     except OSError as err:
         return Entry(rel, reason=f"cannot be opened ({err.strerror or err})")
     if not stat_kind.S_ISREG(info.st_mode):
-        return Entry(rel, reason=f"{_kind(info.st_mode)}, not a file: skipped without opening it")
+        return Entry(rel, reason=f"{kind_of(info.st_mode)}, not a file: skipped without opening it")
     return Entry(rel, path=path, stat=info)
 
 
@@ -115,11 +108,11 @@ class Walk:
                     continue
                 rel = (base / name).relative_to(self.folder).as_posix()
                 if _text_name(rel) is None:
-                    yield Entry(_shown(rel), reason="a file name that is not UTF-8 text: rename the file")
+                    yield Entry(shown(rel), reason="a file name that is not UTF-8 text: rename the file")
                     continue
                 yield _file(root, base / name, rel)
         for rel in self.unreadable:
-            yield Entry(_shown(rel) + "/", reason="a folder that cannot be read (no permission): its files "
+            yield Entry(shown(rel) + "/", reason="a folder that cannot be read (no permission): its files "
                                                  "are not indexed, and what was indexed from it is kept")
 
     def _folders(self, base: Path, dirs: list[str]):
@@ -130,7 +123,7 @@ class Walk:
                 continue
             rel = (base / d).relative_to(self.folder).as_posix()
             if _text_name(rel) is None:
-                yield Entry(_shown(rel) + "/", reason="a folder name that is not UTF-8 text: rename the folder")
+                yield Entry(shown(rel) + "/", reason="a folder name that is not UTF-8 text: rename the folder")
             elif (base / d).is_symlink():
                 yield Entry(rel + "/", reason="a link to a folder: not followed")
             else:
@@ -141,6 +134,7 @@ class Walk:
 def read_folder(folder, *, max_bytes: int = MAX_BYTES) -> tuple[list[dict], list[Skipped]]:
     """Every readable file of ``folder`` as a document, and every other file with the reason (nothing indexed)."""
     folder = check_folder(folder)
+    max_bytes = check_int(max_bytes, "max_bytes", low=1)  # before any file is read: NaN would mean no limit
     documents, skipped = [], []
     for entry in Walk(folder):
         if entry.path is None:

@@ -24,9 +24,10 @@ import io
 import re
 import unicodedata
 import zipfile
+import zlib
 from collections import Counter
 
-from ...core.errors import MAX_TEXT_CHARS, RungsError
+from ...core.errors import MAX_TEXT_CHARS, BadArgument, RungsError
 
 
 class Unreadable(RungsError, ValueError):
@@ -39,6 +40,13 @@ _SHOWN = {"cp1252": "Windows-1252", "iso8859_15": "ISO-8859-15 (Latin-9)", "lati
           "utf_16": "UTF-16", "utf_8": "UTF-8"}
 
 
+def check_data(data) -> bytes:
+    """What every reader reads: the file's bytes (a str would be taken for a file's name by some libraries)."""
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise BadArgument(f"data must be the file's bytes (path.read_bytes()), not {type(data).__name__}")
+    return bytes(data)
+
+
 def encoding_name(codec: str) -> str:
     """An encoding as a learner knows it: « Windows-1252 », not « cp1252 »."""
     name = codecs.lookup(codec).name.replace("-", "_")
@@ -47,6 +55,7 @@ def encoding_name(codec: str) -> str:
 
 def decode(data: bytes) -> tuple[str, str]:
     """The text of ``data`` and the encoding it was read in: UTF-8 when it is, else the detector's Western guess."""
+    data = check_data(data)
     try:
         return data.decode("utf-8-sig"), "utf_8"  # a BOM is not a character
     except UnicodeDecodeError as err:
@@ -175,8 +184,8 @@ MAX_UNZIPPED = 400_000_000
 def open_zip(data: bytes, what: str) -> zipfile.ZipFile:
     """The ZIP container of an office file or an EPUB, refused by name if it is not one or would expand too far."""
     try:
-        archive = zipfile.ZipFile(io.BytesIO(data))
-    except (zipfile.BadZipFile, ValueError, OSError) as err:
+        archive = zipfile.ZipFile(io.BytesIO(check_data(data)))
+    except (zipfile.BadZipFile, ValueError, OSError, NotImplementedError) as err:  # « zip file version 9.9 »
         raise Unreadable(f"not a readable {what} (its ZIP container is damaged: {err}): "
                          "open it in its program and save it again") from None
     total = sum(info.file_size for info in archive.infolist())
@@ -190,5 +199,6 @@ def member(archive: zipfile.ZipFile, name: str, what: str) -> bytes:
         return archive.read(name)
     except KeyError:
         raise Unreadable(f"not a readable {what}: it has no {name}") from None
-    except (zipfile.BadZipFile, OSError, NotImplementedError, RuntimeError) as err:
+    except (zipfile.BadZipFile, OSError, NotImplementedError, RuntimeError, zlib.error, EOFError) as err:
+        # zlib.error: a byte flipped inside a deflated part; EOFError: the part's stream cut short
         raise Unreadable(f"not a readable {what} ({name} cannot be unpacked: {err})") from None

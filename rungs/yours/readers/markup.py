@@ -18,7 +18,7 @@ did not give:
   of names was made by reading the generators' pages in the benchmark folder.
 - **The charset is a hint, not a fact.** ``<meta charset>`` is used only if it
   names a text encoding and the bytes decode with it; a page that declares
-  UTF-8 and is Latin-1, or declares « rot13 », is read by ``common.decode``
+  UTF-8 and is Latin-1, or declares « rot13 » or « undefined », is read by ``common.decode``
   and the note says so.
 
 An EPUB is a ZIP of XHTML chapters in the order its package file's ``spine``
@@ -36,7 +36,7 @@ import re
 from pathlib import Path
 from xml.etree import ElementTree
 
-from .common import Body, Unreadable, decode, encoding_name, member, open_zip
+from .common import Body, Unreadable, check_data, decode, encoding_name, member, open_zip
 
 # ---------------------------------------------------------------- the tokenizer
 
@@ -230,15 +230,17 @@ def _text_codec(said: str | None) -> str | None:
         return None
     try:
         info = codecs.lookup(said)
-    except LookupError:
-        return None
-    if not getattr(info, "_is_text_encoding", True):
+        if not getattr(info, "_is_text_encoding", True):
+            return None
+        info.decode(b"")  # « undefined » is found, and refuses every byte (even none): no text encoding
+    except (LookupError, UnicodeError):
         return None
     return _AS_BROWSERS.get(info.name.replace("-", "_"), info.name)
 
 
 def decode_page(data: bytes) -> tuple[str, list[str]]:
     """The page's text and what to say about its encoding: the declared charset if it holds, else detected."""
+    data = check_data(data)
     if data.startswith((codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         return decode(data)[0], []
     said = _declared(data)
@@ -248,7 +250,7 @@ def decode_page(data: bytes) -> tuple[str, list[str]]:
         for attempt in [codec] + (["latin_1"] if codec == "cp1252" else []):
             try:
                 return data.decode(attempt), []
-            except UnicodeDecodeError:
+            except UnicodeError:  # not only UnicodeDecodeError: idna and punycode refuse with the bare class
                 continue
     text, found = decode(data)
     shown = encoding_name(found)

@@ -22,10 +22,29 @@ What else a learner is told, once per file (``verdict``): pages without text
 together (spaces missing), accents that stayed apart. A contents page (dot
 leaders, ``common.contents_like``) is not indexed, and the note says which.
 
+Running headers and footers (``running_lines``) are not indexed either: a
+title, « Page 12 / 40 », a chapter's name printed above every page of it is
+not content, and would otherwise open passages, be quoted as an answer and
+lend its numbers to the figure check. A line is one when, its digits read as
+one placeholder (« 170 / 237 » is « 171 / 237 »; a number alone, by its
+distance to the page's number, so that a folio is one line and a listing's
+line number another: ``line_key``), it sits among the first or last ``EDGE``
+lines of at least half the pages that have text; or when it is one of the
+lines that fill one edge position (« the first line ») on at least half the
+pages, each repeated there on ``MIN_PAGES`` pages or more — a chapter's head,
+which changes with the chapter. Never under ``MIN_PAGES`` pages: on two pages
+a repeated line may be a real heading, so a two-page PDF keeps every line.
+Known false drop: a real heading opening most pages of a short PDF. Pages keep
+their numbers; the note says how many lines went and shows the first few.
+``benchmarks/bench_pdf_furniture.py`` lists every line dropped from the
+benchmark folder's PDFs (``benchmarks/README.md``).
+
 The outline (bookmarks), when there is one, gives the sections: each bookmark
 starts where its title is found on its page, else at the top of its page.
 
-Cost: PDFium reads a few hundred pages a second; the clean-up is one pass.
+Cost: PDFium reads a few hundred pages a second; the clean-up is one pass, the
+furniture rule one more (0.08 s for the benchmark folder's 948 pages, 1.65 s
+to read them: ``benchmarks/results/pdf_furniture.json``).
 """
 
 from __future__ import annotations
@@ -33,9 +52,10 @@ from __future__ import annotations
 import logging
 import re
 import unicodedata
+from collections import Counter, defaultdict
 from pathlib import Path
 
-from .common import Body, Unreadable, contents_like, first_line
+from .common import Body, Unreadable, check_data, contents_like, first_line
 
 _LIGATURES = str.maketrans({"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl",
                             "\ufb05": "st", "\ufb06": "st"})
@@ -93,6 +113,83 @@ def verdict(pages: list[str]) -> list[str]:
     return out
 
 
+# ---------------------------------------------------------------- running headers and footers
+
+#: The first and the last this many lines of a page (blank ones not counted) are where furniture sits.
+EDGE = 3
+#: A line at the edge of this share of the pages with text is a running header or footer (« most pages »)...
+RUNNING_SHARE = 0.5
+#: ... and a line repeated on fewer pages never is: on two pages it may be a real heading.
+MIN_PAGES = 3
+#: How many of the dropped lines the note shows.
+SHOWN_LINES = 2
+#: A line that is a number alone (a folio, or a listing's line number).
+_FOLIO = re.compile(r"[0-9]{1,5}")
+
+
+def line_key(line: str, page: int) -> str:
+    """A line as furniture is compared: spaces collapsed, every number one placeholder (« Page 3 / 6 » is
+    « Page 4 / 6 »). A number alone is a folio only if it follows the pages, so it is keyed by its distance to
+    the page's index: « 5 » on the 5th page and « 6 » on the 6th are one line, a listing's « 67 » is another."""
+    line = " ".join(line.split())
+    if _FOLIO.fullmatch(line):
+        return f"# (page {int(line) - page - 1:+d})"
+    return re.sub(r"\d+", "#", line)
+
+
+def _edges(text: str, page: int) -> list[tuple[int, int, str]]:
+    """(position, line number, key) of a page's edge lines: positions 0, 1, 2 from the top, -1, -2, -3 from the foot."""
+    lines = text.split("\n")
+    filled = [i for i, line in enumerate(lines) if line.strip()]
+    top = [(slot, i) for slot, i in enumerate(filled[:EDGE])]
+    foot = [(-1 - slot, i) for slot, i in enumerate(reversed(filled[-EDGE:]))]
+    return [(slot, i, line_key(lines[i], page)) for slot, i in top + foot]  # a short page's line: both edges
+
+
+def running_lines(pages: list[str]) -> set[tuple[int, int]]:
+    """Where a PDF's running headers and footers are: (page index, line number in ``page.split("\\n")``)."""
+    edges = [_edges(text, page) for page, text in enumerate(pages)]
+    with_text = sum(1 for e in edges if e)
+    most = max(MIN_PAGES, RUNNING_SHARE * with_text)
+    on_pages, at_slot = defaultdict(set), defaultdict(set)  # key → pages; (slot, key) → pages
+    for page, found in enumerate(edges):
+        for slot, _, key in found:
+            on_pages[key].add(page)
+            at_slot[slot, key].add(page)
+    # A slot is running when most pages hold there a line repeated there on MIN_PAGES pages or more
+    # (a page has one line a slot: the pages of a slot's repeated lines are counted once each).
+    filled = Counter()
+    for (slot, _), seen in at_slot.items():
+        if len(seen) >= MIN_PAGES:
+            filled[slot] += len(seen)
+    running = {slot for slot, n in filled.items() if n >= most}
+    return {(page, i) for page, found in enumerate(edges) for slot, i, key in found
+            if len(on_pages[key]) >= most or (slot in running and len(at_slot[slot, key]) >= MIN_PAGES)}
+
+
+def drop_running(pages: list[str]) -> tuple[list[str], list[tuple[int, str]]]:
+    """The pages without their running headers and footers, and what went: (page index, the line as printed)."""
+    where = running_lines(pages)
+    kept, dropped = [], []
+    for page, text in enumerate(pages):
+        lines = text.split("\n")
+        dropped += [(page, lines[i].strip()) for i in range(len(lines)) if (page, i) in where]
+        kept.append("\n".join(line for i, line in enumerate(lines) if (page, i) not in where))
+    return kept, dropped
+
+
+def _running_note(dropped: list[tuple[int, str]], pages: int) -> str:
+    """« running headers and footers not indexed: 2 distinct lines, 12 in all, on 6 of 6 pages (« Titre », …) »."""
+    first = {}
+    for page, line in dropped:
+        first.setdefault(line_key(line, page), line)
+    shown = ", ".join(f"« {line[:60]} »" for line in list(first.values())[:SHOWN_LINES])
+    more = f" and {len(first) - SHOWN_LINES} more" if len(first) > SHOWN_LINES else ""
+    distinct = f"{len(first)} distinct line" + ("s" if len(first) > 1 else "")
+    return (f"running headers and footers not indexed: {distinct}, {len(dropped)} in all, on "
+            f"{len({p for p, _ in dropped})} of {pages} pages ({shown}{more})")
+
+
 def _open(data: bytes):
     import pypdfium2 as pdfium
 
@@ -137,8 +234,8 @@ def _sections(body: Body, pages: list[str], marks: list[tuple[str, int]]) -> Non
     body.sections[:] = [[offset, title] for offset, title in sorted(found, key=lambda f: f[0])]
 
 
-def read_pdf(data: bytes, path: Path) -> dict:
-    """Every page's text (PDFium, cleaned), where each page starts, the outline as sections, and the verdict."""
+def _read(data: bytes) -> tuple[list[str], list[tuple[str, int]], str]:
+    """Every page's text as PDFium gives it (cleaned, furniture and all), the outline, the metadata's title."""
     pdf = _open(data)
     try:
         raw = []
@@ -157,16 +254,34 @@ def read_pdf(data: bytes, path: Path) -> dict:
                          "again, or export it again") from None
     finally:
         pdf.close()
+    return raw, marks, title
+
+
+def raw_pages(data: bytes) -> list[str]:
+    """Every page's cleaned text before anything is left out (what ``running_lines`` is asked about)."""
+    return _read(data)[0]
+
+
+def read_pdf(data: bytes, path: Path) -> dict:
+    """Every page's text (PDFium, cleaned), where each page starts, the outline as sections, and the verdict."""
+    data = check_data(data)  # a str is not a PDF's bytes, nor None: named, like every reader's argument
+    raw, marks, title = _read(data)
     if not any(re.search(_L, p) for p in raw):
         raise Unreadable(f"no text in its {len(raw)} page(s): a scanned image? run OCR on it first")
     body = Body()
     contents = [i + 1 for i, p in enumerate(raw) if contents_like(p)]
-    pages = ["" if i + 1 in contents else p.strip() for i, p in enumerate(raw)]
+    # Furniture is found on every page, contents pages too (they carry the same head), and counted where indexed.
+    unfurnished, running = drop_running(raw)
+    running = [(p, line) for p, line in running if p + 1 not in contents]
+    pages = ["" if i + 1 in contents else p.strip() for i, p in enumerate(unfurnished)]
     for text in pages:
         body.page(text)
     if contents:
         body.dropped["contents pages"] = len(contents)
         body.notes.append(f"contents or index pages not indexed (dot leaders): {_pages(contents)}")
+    if running:
+        body.dropped["running header/footer lines"] = len(running)
+        body.notes.append(_running_note(running, len(raw)))
     body.notes += verdict(raw)
     _sections(body, pages, marks)
     return body.document(title or first_line("\n".join(raw)))

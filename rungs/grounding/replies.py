@@ -17,7 +17,7 @@ import itertools
 import json
 import re
 
-from .errors import RungsError
+from ..core.errors import RungsError
 
 #: The longest reply any rung reads: far more than max_tokens lets a model write, far less than what
 #: could stall a parser. An answer object is a few levels deep; one nested deeper is not an answer.

@@ -25,8 +25,14 @@ accents off, apostrophes and spaces made plain):
   numbers** « art. 5 », « article L. 1234-5 » → ``art 5``, ``art l1234-5``;
 - **ordinals** « troisième », « 3e » → ``3 e``.
 
-Number words (« vingt-six », « quarante-huit ») are read as digits; « un » and
-« une » only before a unit (« un mois »), since they are articles first.
+Number words (« vingt-six », « quarante-huit », « deux millions », « deux virgule
+cinq ») are read as digits, a run cut where French starts a new number (« un et
+deux », « deux trois jours » are two); ordinals made of them too (« vingt et
+unième » → ``21 e``); « un » and « une » only where they count — before a unit
+(« un mois »), before « à/ou/et » and a number (« un à cinq jours »), after « au
+moins » or « dont » — since they are articles first; « neuf » after « un
+ordinateur » is new, not nine. Chosen by measurement against text2num
+(``benchmarks/bench_numbers.py``).
 
 ``supported(figure, held)`` is the rule of the checks: a figure with a unit
 needs the same value and unit among the passages' figures, or the same value
@@ -43,20 +49,25 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from .errors import check_text
-from .text import _fold, nfc
+from ..core.errors import check_text
+from ..core.text import fold_fast, nfc
 
 MONTHS = {"janvier": 1, "fevrier": 2, "mars": 3, "avril": 4, "mai": 5, "juin": 6, "juillet": 7, "aout": 8,
           "septembre": 9, "octobre": 10, "novembre": 11, "decembre": 12}
-#: The units a figure may carry, as written → as compared (singular, one spelling).
+#: The units a figure may carry, as written (folded) → as compared (singular, one spelling): the one unit
+#: vocabulary of the collection — the checks read figures with it, and the answer mark reads its words with it
+#: (``rungs.lab.answers``), so « 22 euros » and « 22 € », « 25 % » and « 25 pour cent » are one fact to both.
 UNITS = {"jours": "jour", "jour": "jour", "journees": "jour", "journee": "jour", "semaines": "semaine",
          "semaine": "semaine", "mois": "mois", "ans": "an", "an": "an", "annees": "an", "annee": "an",
-         "heures": "h", "heure": "h", "h": "h", "minutes": "min", "minute": "min", "min": "min",
+         "heures": "h", "heure": "h", "h": "h", "minutes": "min", "minute": "min", "min": "min", "mn": "min",
          "euros": "€", "euro": "€", "eur": "€", "€": "€", "%": "%", "pourcent": "%", "pourcents": "%",
-         "km": "km", "kilometres": "km", "km/h": "km/h", "kg": "kg", "fois": "fois"}
-_SMALL = {"zero": 0, "un": 1, "une": 1, "deux": 2, "trois": 3, "quatre": 4, "cinq": 5, "six": 6, "sept": 7,
-          "huit": 8, "neuf": 9, "dix": 10, "onze": 11, "douze": 12, "treize": 13, "quatorze": 14, "quinze": 15,
-          "seize": 16, "vingt": 20, "vingts": 20, "trente": 30, "quarante": 40, "cinquante": 50, "soixante": 60}
+         "km": "km", "kilometres": "km", "kilometre": "km", "km/h": "km/h", "kg": "kg", "fois": "fois"}
+#: French number words → their value: the one table of the checks and of the mark.
+NUMBER_WORDS = {"zero": 0, "un": 1, "une": 1, "deux": 2, "trois": 3, "quatre": 4, "cinq": 5, "six": 6, "sept": 7,
+                "huit": 8, "neuf": 9, "dix": 10, "onze": 11, "douze": 12, "treize": 13, "quatorze": 14,
+                "quinze": 15, "seize": 16, "vingt": 20, "vingts": 20, "trente": 30, "quarante": 40,
+                "cinquante": 50, "soixante": 60, "cent": 100, "cents": 100, "mille": 1000}
+_SMALL = {w: v for w, v in NUMBER_WORDS.items() if v < 100}
 _ORDINALS = {"premier": 1, "premiere": 1, "deuxieme": 2, "second": 2, "seconde": 2, "troisieme": 3,
              "quatrieme": 4, "cinquieme": 5, "sixieme": 6, "septieme": 7, "huitieme": 8, "neuvieme": 9,
              "dixieme": 10, "treizieme": 13}
@@ -78,48 +89,103 @@ class Figure(NamedTuple):
 
 def plain(text: str) -> str:
     """Text as figures are read from it: composed, folded, apostrophes one character, spaces one space."""
-    text = _fold(nfc(text)).replace("’", "'").replace("ʼ", "'")
+    text = fold_fast(nfc(text)).replace("’", "'").replace("ʼ", "'")
     # « € » and « % » stay as they are; non-breaking and thin spaces become plain ones (French writes 1 500 €).
     text = re.sub(r"[\s\u00a0\u202f]+", " ", text)
     # « une demi-journée » is half a day: 0,5 of the unit, so that it reads like « 0,5 jour ».
     return re.sub(r"\b(?:une )?demi-(journee|heure)", r"0,5 \1", text)
 
 
-_WORD_NUMBER = "|".join(sorted(_SMALL, key=len, reverse=True))
-_NUMBER_WORDS = re.compile(rf"\b(?:(?:{_WORD_NUMBER}|cents?|mille)(?:[- ](?:et[- ])?)?)+\b")
+_SCALES = {"cent": 100, "cents": 100, "mille": 1000, "million": 10**6, "millions": 10**6,
+           "milliard": 10**9, "milliards": 10**9}
+_WORD_NUMBER = "|".join(sorted([*_SMALL, *_SCALES], key=len, reverse=True))
+# A run of number words: « vingt et un », « quatre-vingt-dix-sept », « deux millions », « deux virgule cinq ».
+_NUMBER_WORDS = re.compile(rf"\b(?:{_WORD_NUMBER})(?:(?:[- ]et)?[- ](?:{_WORD_NUMBER}))*\b"
+                           rf"(?: virgule (?:{_WORD_NUMBER})(?:[- ](?:{_WORD_NUMBER}))*\b)?")
+#: What makes a lone « un »/« une » a number, not an article: a unit after it, « à/ou/et » and a number after
+#: it (« un à cinq jours », « une ou deux fois »), « au moins » or « dont » before it.
+_UNIT_AFTER = re.compile(r"(jours?|journees?|semaines?|mois|ans?\b|annees?|heures?|minutes?|fois)")
+_COUNT_AFTER = re.compile(rf"(?:a|ou|et) (?:\d|(?:{_WORD_NUMBER})\b)")
+_COUNT_BEFORE = re.compile(r"(?:au moins|dont) $")
+# « neuf » after « un ordinateur », « le casque » is new, not nine.
+_ADJECTIVE = re.compile(r"\b(?:un|une|le|la|l'|les|des|du|mon|ma|son|sa|votre|notre|ce|cet|cette) [a-z]+ $")
+#: Ordinal words made of number words: « vingtième » → 20, « vingt et unième » → 21 (the stem as it is written).
+_ORDINAL_STEMS = {"un": "un", "deux": "deux", "trois": "trois", "quatr": "quatre", "cinqu": "cinq", "six": "six",
+                  "sept": "sept", "huit": "huit", "neuv": "neuf", "dix": "dix", "onz": "onze", "douz": "douze",
+                  "treiz": "treize", "quatorz": "quatorze", "quinz": "quinze", "seiz": "seize", "vingt": "vingt",
+                  "trent": "trente", "quarant": "quarante", "cinquant": "cinquante", "soixant": "soixante",
+                  "cent": "cent", "mill": "mille"}
+_ORDINAL_WORD = re.compile(rf"\b((?:(?:{_WORD_NUMBER})(?:[- ]et)?[- ])*)({'|'.join(_ORDINAL_STEMS)})iemes?\b")
 
 
-def _word_value(words: str) -> int | None:
-    """« vingt-six » → 26, « quatre-vingt-dix » → 90, « deux cents » → 200, « mille cinq cents » → 1500."""
-    total, current = 0, 0
-    for w in re.split(r"[- ]+", words.strip("- ")):
-        if w in ("et", ""):
+def _follows(current: int, value: int) -> bool:
+    # A number word adds to a run only where French writes it: after a hundred or a thousand, a unit after
+    # a ten (« vingt-quatre »), a teen after « soixante » or « quatre-vingt »: « deux trois » is two numbers.
+    below = current % 100
+    if below == 0:
+        return True
+    if value < 10:
+        return below % 10 == 0 and below >= 20 or below in (10, 70, 90)
+    return value < 20 and below in (60, 80)
+
+
+def _word_values(words: str) -> list[int]:
+    """« vingt-six » → [26], « quatre-vingt-dix » → [90], « mille cinq cents » → [1500], « un et deux » → [1, 2]."""
+    tokens = re.split(r"[- ]+", words.strip("- "))
+    numbers, total, current = [], 0, 0
+    for i, w in enumerate(tokens):
+        if w == "et":
+            # « et » joins « vingt et un », « soixante et onze »; elsewhere it is « and » between two numbers.
+            if not (current % 10 == 0 and 20 <= current % 100 <= 60 and tokens[i + 1:i + 2] in (["un"], ["une"],
+                                                                                                 ["onze"])):
+                numbers.append(total + current)
+                total, current = 0, 0
             continue
-        if w in ("cent", "cents"):
+        if w in _SCALES and _SCALES[w] == 100:
             current = (current or 1) * 100
-        elif w == "mille":
-            total, current = total + (current or 1) * 1000, 0
-        elif w in ("vingt", "vingts") and current and current % 100 == 4:
-            current = current - 4 + 80  # quatre-vingt
-        elif w in _SMALL:
-            current += _SMALL[w]
+        elif w in _SCALES:
+            total, current = (total + (current or 1)) * _SCALES[w], 0
+        elif w in ("vingt", "vingts") and current % 100 == 4:
+            current += 76  # quatre-vingt
+        elif (total or current) and not _follows(current, _SMALL[w]):
+            numbers.append(total + current)  # « deux trois jours »: two numbers
+            total, current = 0, _SMALL[w]
         else:
-            return None
-    return total + current
+            current += _SMALL[w]
+    return numbers + [total + current]
 
 
 def _spell_out(text: str) -> str:
-    """Number words written as digits; « un »/« une » only before a unit (they are articles first)."""
+    """Number words written as digits; « un »/« une » alone only where they count (they are articles first)."""
+    text = _ORDINAL_WORD.sub(lambda m: _ordinal(m), text)
+
     def replace(match):
-        words = match.group(0)
-        lone = words.strip("- ") in ("un", "une")
+        words, before = match.group(0), text[max(0, match.start() - 40):match.start()]
+        whole, _, decimals = words.partition(" virgule ")
+        values = _word_values(whole)
         after = text[match.end():match.end() + 12].lstrip()
-        if lone and not re.match(r"(jours?|journees?|semaines?|mois|ans?\b|annees?|heures?|minutes?|fois)", after):
+        lone = re.split(r"[- ]+", whole.strip("- "))[-1] in ("un", "une")
+        counts = _UNIT_AFTER.match(after) or _COUNT_AFTER.match(after) or _COUNT_BEFORE.search(before)
+        if words == "neuf" and _ADJECTIVE.search(before):
             return words
-        value = _word_value(words)
-        trail = " " if words.endswith((" ", "-")) else ""
-        return words if value is None else f"{value}{trail}"
+        if decimals:
+            return f"{values[-1]},{''.join(str(v) for v in _word_values(decimals))}"
+        out = [str(v) for v in values]
+        if lone and not counts:
+            out[-1] = whole.split()[-1]  # the run ends with an article: « en deux un guillemet »
+        return (" et " if " et " in whole and len(out) > 1 else " ").join(out)
     return _NUMBER_WORDS.sub(replace, text)
+
+
+def spell_out(text: str) -> str:
+    """Number words written as digits in plain text (``plain``): the one number-word reader, which the
+    answer mark reads with too (« vingt-six » → 26, « un mois » → 1 mois, « un salarié » stays, « troisième » → 3e)."""
+    return _spell_out(check_text(text, "text"))
+
+
+def _ordinal(m: re.Match) -> str:
+    values = _word_values(m.group(1) + _ORDINAL_STEMS[m.group(2)])
+    return f"{values[-1]}e" if len(values) == 1 else m.group(0)
 
 
 _NUM = r"\d{1,3}(?:[ .]\d{3})+(?:,\d+)?|\d+(?:[,.]\d+)?"

@@ -22,9 +22,13 @@ from __future__ import annotations
 
 import re
 
+from ..core import sentences as _sentences
+from ..core.display import cut_text
+from ..core.errors import check_text
+from ..core.text import nfc
 from . import figures as _figures
-from .errors import check_text
-from .text import nfc
+from .answer import FigureCheck
+from .citations import without_citations
 
 #: Every way a text writes a quotation mark or an apostrophe, and the one each becomes.
 _MARKS = str.maketrans({"’": "'", "‘": "'", "ʼ": "'", "′": "'", "`": "'", "´": "'", "«": '"', "»": '"',
@@ -52,42 +56,9 @@ def found(quote: str, passage: str) -> bool:
     return bool(re.search(r"\w", body)) and body in normalise(passage)
 
 
-# An abbreviation's full stop ends no sentence: « art. 5 », « M. Dupont », « p. 12 », « n. », « L. 1234 ».
-_ABBREVIATIONS = re.compile(r"(?:\b(?:art|m|mme|p|pp|cf|ex|n|no|l|r|st|ste|env|min|max|vol|chap|fig|tel)|\.\.)\.$",
-                            re.IGNORECASE)
-_END = re.compile(r"(?<=[.!?…])\s+(?=[«\"(\[A-ZÀ-ÖØ-Þ0-9])")
-
-
-_LINE_ENDS = re.compile(r"[.!?…:;]\s*$")
-_ITEM = re.compile(r"\s*(?:[-•*–]|\d+[.)])\s")
-
-
 def sentences(text: str) -> list[str]:
-    """The sentences of a passage, in order, each as the passage writes it (a line break inside one is a space).
-
-    A sentence ends at « . », « ! », « ? » or « … » followed by a space and a capital, a digit or an
-    opening mark — not after an abbreviation (« art. 5 », « M. Dupont »). A blank line ends one (a
-    heading, a paragraph), and so does a line break after a line that ends with punctuation or before
-    a list item; any other line break is the one a PDF puts inside a sentence, read as a space.
-    Pieces with no letter or digit are dropped.
-    """
-    out = []
-    for paragraph in re.split(r"\n\s*\n", check_text(text, "text")):
-        lines, joined = [line.strip() for line in paragraph.split("\n") if line.strip()], []
-        for line in lines:
-            if joined and not _LINE_ENDS.search(joined[-1]) and not _ITEM.match(line):
-                joined[-1] += " " + line
-            else:
-                joined.append(line)
-        for line in joined:
-            start = 0
-            for match in _END.finditer(line):
-                if _ABBREVIATIONS.search(line[start:match.start()]):
-                    continue
-                out.append(line[start:match.start()])
-                start = match.end()
-            out.append(line[start:])
-    return [s.strip() for s in out if re.search(r"\w", s)]
+    """The sentences of a passage: the collection's one splitter (``rungs.core.sentences``)."""
+    return _sentences.sentences(text)
 
 
 def heading_and_body(text: str) -> tuple[str | None, str]:
@@ -115,11 +86,6 @@ def numbered(passages: list[dict]) -> list[dict]:
     return out
 
 
-def _cut(text: str, width: int = 80) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= width else text[:width - 1] + "…"
-
-
 def faults(answer: dict, sent: list[dict], question: str, *, quotes_required: bool,
            check_figures: bool = True) -> list[dict]:
     """What stops ``answer`` from being shown, each ``{"kind", "what", "source", "reason"}``; [] if nothing does.
@@ -133,7 +99,7 @@ def faults(answer: dict, sent: list[dict], question: str, *, quotes_required: bo
         return []  # « je ne sais pas »: nothing is claimed
     text = {str(p["id"]): p["text"] for p in sent}
     out = [{"kind": "quote", "what": q["text"], "source": q["source"],
-            "reason": f"the quote « {_cut(q['text'])} » is not in passage « {q['source']} »"}
+            "reason": f"the quote « {cut_text(q['text'], 80)} » is not in passage « {q['source']} »"}
            for q in answer["quotes"] if not found(q["text"], text[q["source"]])]
     if quotes_required:
         quoted = {q["source"] for q in answer["quotes"]}
@@ -144,3 +110,19 @@ def faults(answer: dict, sent: list[dict], question: str, *, quotes_required: bo
         out += [{"kind": "figure", "what": f, "source": None, "reason": f"the figure « {f} » is in no cited passage"}
                 for f in _figures.unsupported(answer["answer"], held)]
     return out
+
+
+def figure_checks(text: str, cited: dict[str, str], quotes=(), question: str = "") -> tuple[FigureCheck, ...]:
+    """Each figure of ``text`` (once) and what holds it: the cited passages (id → text) whose text holds it,
+    else the quotes' sources, else ``("question",)``; empty when nothing does (``FigureCheck``)."""
+    held = {c: _figures.keys(t) for c, t in cited.items()}
+    quoted = [(q["source"], q["text"]) if isinstance(q, dict) else (q.source, q.text) for q in quotes]
+    asked = _figures.keys(question or "")
+    out = {}
+    for f in _figures.figures(without_citations(text)):
+        if f.text in out:
+            continue
+        by = [c for c, keys in held.items() if _figures.supported(f, keys)]
+        by += [s for s, t in quoted if s not in by and _figures.supported(f, _figures.keys(t))]
+        out[f.text] = FigureCheck(f.text, tuple(by) or (("question",) if _figures.supported(f, asked) else ()))
+    return tuple(out.values())

@@ -1,0 +1,315 @@
+"""Knowing when not to answer: the sufficient-context gate, the modes, and baselines that split where an answer is lost.
+
+Every judged question of the handbook is answered by N3 with the real model, and every answer is kept
+(``results/abstain.jsonl``, one line per system and question) so that everything below is computed from
+stored runs, without a model:
+
+    free                  the shipped retriever (hybrid.answer_retriever, 4 passages), mode « free »
+    pointing-lead         the same passages, mode « pointing-lead » (numbered sentences, « aucune » allowed)
+    closed-book           no passage at all: what the model « knows » of a company it has never seen
+    oracle-free           the judged passages — every page graded 2, at most 4 — in mode « free »
+    oracle-pointing-lead  the same, in mode « pointing-lead »
+
+Each retrieved or oracle answer is asked with the sufficient-context gate at threshold 0 (``gate=0.0``):
+the gate's question is asked first and its P(yes) stored, and the answer is always asked after it, over
+the same prompt start (reused from the server's cache). A system « with the gate at t » is then read
+from the stored run: « je ne sais pas » where P(yes) < t, the stored answer elsewhere — the same answer
+the rung gives with ``gate=t``, since the gate's call comes first either way.
+
+The default — mode × gate threshold, today's default (pointing-lead, no gate) the default of the
+search — is chosen by ``rungs.lab.tuning.choose`` on the deciding half (cross-validated, the default
+kept unless a gain passes the corrected test) and reported once on the reporting half, with paired
+tests and Holm's correction. The halves are ``tuning.halves`` (seed 0, every question, unanswerable ones
+included, each kind split evenly; the questions added later are split in a second pass, so the old
+questions keep their halves).
+
+    .venv/bin/python benchmarks/bench_abstain.py run [--half decide|report|all] [--systems ...] [--limit N]
+    .venv/bin/python benchmarks/bench_abstain.py summary      # marks, choice, tables → results/abstain.json
+    .venv/bin/python benchmarks/bench_abstain.py tables       # the markdown of benchmarks/README.md
+
+Cost: about two prompt reads per question and system (the gate's; the answer's reuses it), 10–40 s a
+question and system on one thread of a 2-core machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+from rungs import hybrid, rag  # noqa: E402
+from rungs.grounding import Status  # noqa: E402
+from rungs.lab import answers, tuning  # noqa: E402
+from rungs.lab import metrics as evaluate  # noqa: E402
+from rungs.lab.handbook import load_pages, load_questions  # noqa: E402
+
+LOG = HERE / "results" / "abstain.jsonl"
+SUMMARY = HERE / "results" / "abstain.json"
+SYSTEMS = ("pointing-lead", "free", "pointing-lead-norule", "free-norule", "oracle-pointing-lead", "oracle-free",
+           "closed-book")
+#: The modes the protocol chooses among: each mode with its own no-answer rule (the model may decline), and
+#: each without it (« -norule »: the model must answer — no « aucune » offered — and only the gate declines).
+CHOICES = ("pointing-lead", "free", "pointing-lead-norule", "free-norule")
+#: What the model reads when it reads nothing: the closed-book baseline's whole prompt.
+CLOSED_BOOK = ("Question d'un salarié de l'entreprise : {question}\n\nRéponds en français, en une ou deux phrases. "
+               "Si tu ne connais pas la réponse, réponds exactement « Je ne sais pas. »")
+#: The thresholds the protocol may choose among (0: the gate off — every P(yes) is at least 0).
+THRESHOLDS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
+GOAL = {"right": 0.75, "idk_unanswerable": 0.75, "wrong_idk": 0.10, "citation_precision": 0.90, "unsupported_shown": 0}
+
+
+def halves(questions):
+    decide, report = tuning.halves(questions, seed=0, answerable_only=False)
+    return [q["id"] for q in decide], [q["id"] for q in report]
+
+
+def stored(path=LOG) -> dict:
+    done = {}
+    if path.exists():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            r = json.loads(line)
+            done[r["system"], r["id"]] = r
+    return done
+
+
+def _oracle(q, by_id):
+    """The judged passages: every page graded 2 (best first by id), at most 4; none for an unanswerable question."""
+    return [by_id[p] for p, g in sorted(q["relevant"].items()) if g >= 2 and p in by_id][:rag.MAX_PASSAGES]
+
+
+def _record(system, q, out, hits=None) -> dict:
+    """One stored line: the answer in its one shape, without the texts sent (rebuilt from the ids)."""
+    d = out.to_dict()
+    gate = d["trace"].get("gate") or {}
+    return {"system": system, "id": q["id"], "status": d["status"], "text": d["text"], "cited": d["cited"],
+            "quotes": d["quotes"], "figures": d["figures"], "notes": d["notes"], "reason": d["reason"],
+            "cost": d["cost"], "sent": list(d["sent"]), "replies": d["trace"].get("replies", []),
+            "gate": {k: gate.get(k) for k in ("p", "coverage", "trusted", "note")} if gate else None,
+            "hits": [{"id": h.id, "score": h.score, "parts": h.parts} for h in (hits or [])]}
+
+
+def ask(system, q, retriever, by_id, client):
+    if system == "closed-book":
+        started = time.perf_counter()
+        result = client.chat([{"role": "user", "content": CLOSED_BOOK.format(question=q["question"])}], max_tokens=120)
+        took = time.perf_counter() - started
+        from rungs.grounding import Answer, Cost
+        text = result.text.strip()
+        status = Status.NO_ANSWER if rag.is_no_answer(text) else Status.ANSWERED
+        out = Answer(question=q["question"], status=status, text=rag.NO_ANSWER if status is Status.NO_ANSWER else text,
+                     cost=Cost.of_call(result, took), by="closed book")
+        return _record(system, q, out)
+    mode = system.replace("oracle-", "").replace("-norule", "")
+    if system.startswith("oracle"):
+        passages, hits = _oracle(q, by_id), None
+    else:
+        hits = retriever.search(q["question"], limit=rag.MAX_PASSAGES)
+        passages = [by_id[h.id] for h in hits]
+    out = rag.answer(q["question"], passages, client, mode=mode, gate=0.0, collection=rag.HANDBOOK,
+                     no_answer_rule=not system.endswith("-norule"))
+    return _record(system, q, out, hits)
+
+
+FOLDER = HERE / "folder"
+FOLDER_LOG = HERE / "results" / "abstain_folder.jsonl"
+FOLDER_SUMMARY = HERE / "results" / "abstain_folder.json"
+#: Where the folder is indexed for this benchmark: a cache of this machine, never the folder itself.
+FOLDER_INDEX = Path.home() / ".cache" / "rungs" / "bench" / "folder-index.sqlite"
+
+
+def ask_folder(system, q, reader_for, client):
+    """A folder question as ``python -m rungs ask`` answers it (default options; the prompt names the folder)."""
+    out = reader_for(system, client).ask(q["question"])
+    return _record(system, q, out, out.trace.get("hits"))
+
+
+def _folder_readers():
+    """``python -m rungs ask``'s reader over benchmarks/folder, in each mode, the gate at 0 (its P(yes) kept)."""
+    from rungs.tools import cli
+    from rungs.yours.index import index_folder, open_index
+
+    FOLDER_INDEX.parent.mkdir(parents=True, exist_ok=True)
+    index_folder(FOLDER / "documents", index=FOLDER_INDEX).close()  # incremental: a rerun reads nothing again
+    store = open_index(FOLDER_INDEX)
+    parser = cli._parser("ask")
+
+    def reader_for(system, client):
+        args = parser.parse_args(["?", "--mode", system.replace("-norule", "")])
+        reader = cli._reader(args, store, None)
+        reader.client = client
+        reader.knobs = {**reader.knobs, "gate": 0.0, "no_answer_rule": not system.endswith("-norule")}
+        return reader
+    return reader_for
+
+
+def run(systems, *, half="all", limit=None, collection="handbook") -> None:
+    """Answer every question (the deciding half first) with each system; one line per answer; a rerun resumes."""
+    from rungs.model import default_client
+
+    if collection == "folder":
+        return run_folder([s for s in systems if s in CHOICES], limit=limit)
+    pages, questions = load_pages(), load_questions()
+    by_id, by_q = {p["id"]: p for p in pages}, {q["id"]: q for q in questions}
+    decide, report = halves(questions)
+    order = {"decide": decide, "report": report, "all": decide + report}[half][:limit]
+    retriever, client, done = hybrid.answer_retriever(pages), default_client(), stored()
+    LOG.parent.mkdir(exist_ok=True)
+    with LOG.open("a", encoding="utf-8") as log:
+        for system in systems:
+            todo = [qid for qid in order if (system, qid) not in done]
+            started = time.perf_counter()
+            for n, qid in enumerate(todo, 1):
+                r = ask(system, by_q[qid], retriever, by_id, client)
+                log.write(json.dumps(r, ensure_ascii=False) + "\n")
+                log.flush()
+                left = (time.perf_counter() - started) / n * (len(todo) - n)
+                print(f"{system} {qid} {n}/{len(todo)} {r['status']:<11} gate {(r['gate'] or {}).get('p')} "
+                      f"{r['cost']['seconds']:.1f} s, ~{left / 60:.0f} min left", flush=True)
+
+
+def run_folder(systems, *, limit=None) -> None:
+    """The folder's questions, every one (the folder is not tuned on: it is reported, never decided on)."""
+    from rungs.model import default_client
+
+    questions = load_questions(FOLDER / "questions.jsonl")[:limit]
+    reader_for, client, done = _folder_readers(), default_client(), stored(FOLDER_LOG)
+    with FOLDER_LOG.open("a", encoding="utf-8") as log:
+        for system in systems:
+            todo = [q for q in questions if (system, q["id"]) not in done]
+            for n, q in enumerate(todo, 1):
+                r = ask_folder(system, q, reader_for, client)
+                log.write(json.dumps(r, ensure_ascii=False) + "\n")
+                log.flush()
+                print(f"folder {system} {q['id']} {n}/{len(todo)} {r['status']:<11} gate {(r['gate'] or {}).get('p')} "
+                      f"{r['cost']['seconds']:.1f} s", flush=True)
+
+
+# ---------------------------------------------------------------- marks, from the stored runs only
+
+def mark(r, q) -> dict:
+    """One stored answer marked now (the lab's mark), in the shape bench_modes.measures reads."""
+    shown = r["status"] in ("answered", "no answer")
+    m = answers.score_answer(r["text"] if shown else None, q, r["cited"] if r["status"] == "answered" else [])
+    m["unsupported_shown"] = r["status"] == "answered" and (
+        r["system"] == "closed-book" and bool(r["figures"] or _has_figure(r["text"]))
+        or any(not f["held_by"] for f in r["figures"]))
+    m["refused"] = r["status"] in ("refused", "unavailable")
+    m["seconds"] = r["cost"]["seconds"]
+    m["tokens_in"] = r["cost"]["evaluated_tokens"] + r["cost"]["reused_tokens"]
+    m["tokens_out"], m["repairs"] = r["cost"]["output_tokens"], 0
+    m["reused"] = r["cost"]["reused_tokens"]
+    m["p"] = (r.get("gate") or {}).get("p")
+    return m
+
+
+def _has_figure(text: str) -> bool:
+    from rungs.grounding import figures
+
+    return bool(figures.figures(text or ""))
+
+
+def gated(m: dict, t: float) -> dict:
+    """The same answer behind the gate at threshold ``t``: « je ne sais pas » where P(yes) < t."""
+    if m["p"] is None or m["p"] >= t:
+        return m
+    return {**m, "abstained": True, "correct": not m["answerable"], "correct_and_cited": not m["answerable"],
+            "citation_precision": None, "citation_recall": None, "unsupported_shown": False, "refused": False}
+
+
+def marks_of(done, questions) -> dict:
+    by_q = {q["id"]: q for q in questions}
+    out = {}
+    for (system, qid), r in done.items():
+        if qid in by_q:
+            out.setdefault(system, {})[qid] = mark(r, by_q[qid])
+    return out
+
+
+def choose(marks, questions) -> dict:
+    """The default among mode × gate threshold, by the protocol: cross-validated on the deciding half."""
+    pool = [{**q, "relevant": {"(every question counts)": 1}} for q in questions]  # unanswerable ones too
+    decide, _ = halves(questions)
+    assert [q["id"] for q in tuning.halves(pool, seed=0)[0]] == decide  # the same halves as the report's
+    by_text = {q["question"]: q["id"] for q in questions}
+    run_fn = lambda text, system, gate: gated(marks[system][by_text[text]], gate)
+    grid = {"system": [c for c in CHOICES if c in marks and all(q in marks[c] for q in decide)],
+            "gate": list(THRESHOLDS)}
+    default = {"system": "pointing-lead", "gate": 0.0}
+    right = {"right": lambda m, relevant: float(m["correct"])}
+    out = tuning.choose(grid, run_fn, pool, default=default, metric="right", metrics=right, final=False)
+    return {k: out[k] for k in ("best", "kept_default", "sweep_best", "default", "cv")} | {
+        "sweep": out["sweep"].to_dict("records")}
+
+
+def threshold_table(marks, questions, system="pointing-lead") -> list[dict]:
+    """Precision and recall of « answerable » at each threshold of P(yes), from stored probabilities."""
+    rows = []
+    for t in THRESHOLDS[1:]:
+        said = [qid for qid, m in marks[system].items() if m["p"] is not None and m["p"] >= t]
+        answerable = [qid for qid, m in marks[system].items() if m["answerable"]]
+        rows.append({"threshold": t, "passes": len(said),
+                     "precision": sum(marks[system][q]["answerable"] for q in said) / len(said) if said else None,
+                     "recall": sum(q in said for q in answerable) / len(answerable) if answerable else None})
+    return rows
+
+
+def summarise() -> dict:
+    import bench_modes
+
+    questions = load_questions()
+    marks = marks_of(stored(), questions)
+    decide, report = halves(questions)
+    out = {"halves": {"decide": len(decide), "report": len(report)}, "goal": GOAL, "systems": {}, "paired": {}}
+    complete = all(s in marks and all(q in marks[s] for q in decide) for s in ("pointing-lead", "free"))
+    # (the protocol chooses among the modes run on the whole deciding half; pointing-lead and free at least)
+    out["complete"] = {s: len(marks.get(s, {})) for s in SYSTEMS}
+    if complete:  # the protocol needs every question of the deciding half, in both modes
+        out["choice"] = choose(marks, questions)
+        best = out["choice"]["best"]
+        name = f"{best['system']}, gate {best['gate']:.1f}"
+        marks[name] = {q: gated(m, best["gate"]) for q, m in marks[best["system"]].items()}
+        for t in (0.3, 0.5):  # the gate at two fixed thresholds, to show what it does (not chosen by them)
+            for s in [c for c in CHOICES if c in marks]:
+                marks.setdefault(f"{s}, gate {t:.1f}", {q: gated(m, t) for q, m in marks[s].items()})
+        out["thresholds"] = {s: threshold_table(marks, questions, s) for s in CHOICES if s in marks}
+        out["chosen"] = name
+    for system, m in marks.items():
+        out["systems"][system] = {half: bench_modes.measures([m[q] for q in ids if q in m])
+                                  for half, ids in (("decide", decide), ("report", report), ("all", decide + report))}
+    base = marks.get("pointing-lead")
+    for system, m in marks.items():
+        if base is not None and system != "pointing-lead":
+            out["paired"][system] = {half: bench_modes.paired(base, m, ids)
+                                     for half, ids in (("decide", decide), ("report", report), ("all", decide + report))}
+    SUMMARY.write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return out
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("what", choices=("run", "summary", "tables"))
+    p.add_argument("--half", choices=("decide", "report", "all"), default="all")
+    p.add_argument("--systems", nargs="+", choices=SYSTEMS, default=list(SYSTEMS))
+    p.add_argument("--limit", type=int)
+    p.add_argument("--collection", choices=("handbook", "folder"), default="handbook")
+    a = p.parse_args(argv)
+    if a.what == "run":
+        run(a.systems, half=a.half, limit=a.limit, collection=a.collection)
+    elif a.what == "summary":
+        out = summarise()
+        print(json.dumps({k: out[k] for k in ("halves", "choice") if k in out}, indent=1, ensure_ascii=False,
+                         default=str)[:4000])
+    else:
+        import bench_modes
+
+        print(bench_modes.markdown(json.loads(SUMMARY.read_text(encoding="utf-8"))))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,27 @@
+"""The grounding room: what ties a model's words to the passages it was sent.
+
+Above the model room, below the rungs that answer (N3 ``rag``, N4 ``decide`` and
+``rerank``, N5 ``research``), and used by the answer mark (``rungs.lab.answers``):
+one home for each rule those rungs share, so that two of them cannot disagree.
+
+- ``answer``     ``Answer``, ``Status``, ``Cost``, ``Quote``, ``FigureCheck``: the one shape of an answer
+- ``answerer``   ``Answerer``: built once, then ``ask(question) -> Answer``
+- ``contract``   the answer contract as named checks, run over every answerer by discovery
+- ``abstain``    the no-answer rule: ``NO_ANSWER``, ``is_no_answer``
+- ``citations``  the one citation syntax, « [1, 3] »
+- ``claims``     a quote found word for word in its passage; the whole check of an answer's claims
+- ``figures``    the one reading of a figure (amounts, durations, times, dates…) for the checks and the mark
+- ``replies``    the one reader of a model's JSON reply (strict for N3, lenient for N4 and N5)
+- ``logprobs``   a probability read from the first token (« Oui » / « Non »), for N4 and N3's gate
+
+The sentences an answer is cut into come from the ground floor (``rungs.core.sentences``),
+which the snippets and the passages share.
+"""
+
+from .abstain import NO_ANSWER, is_no_answer
+from .answer import (Answer, AnswerNotGrounded, AnswerUnavailable, Cost, FigureCheck, Quote, QuoteNotFound, Status,
+                     UnsupportedFigure)
+from .answerer import Answerer
+
+__all__ = ["Answer", "AnswerNotGrounded", "AnswerUnavailable", "Answerer", "Cost", "FigureCheck", "NO_ANSWER",
+           "Quote", "QuoteNotFound", "Status", "UnsupportedFigure", "is_no_answer"]

@@ -1,0 +1,243 @@
+"""One shape for every answer, and one for what it cost: ``Answer``, ``Status`` and ``Cost``.
+
+What it is for: N3 (``rungs.rag``), N4's reranker and decisions (``rungs.decide``,
+``rungs.rerank``) and N5 (``rungs.research``) all end in a model's words. A
+reader, the command line, the answer mark and the benchmarks read them the
+same way, so they come in one shape:
+
+- ``status`` — one of four, never a magic string: **answered**; **no answer**
+  (« je ne sais pas »: nothing was claimed); **unavailable** (no usable reply:
+  the model was unreachable, or every reply was unreadable); **refused** (a
+  reply was read, but it broke a check — a quote not in its passage, a figure
+  nothing cited holds — and is never shown);
+- ``text`` — what a reader is shown: the answer, or « je ne sais pas »; empty
+  when the status is unavailable or refused (``reason`` says why);
+- ``sent`` (passage id → the text the model read), ``cited`` (a subset of it),
+  ``quotes`` (words of a cited passage, each found in it) and ``figures`` (each
+  figure of the answer and what holds it);
+- ``notes`` — every degradation, in words; ``cost`` — calls, prompt tokens
+  evaluated and reused, tokens written, seconds; ``trace`` — what the rung did
+  on the way (its prompt, the raw replies, why one was refused), for the curious.
+
+``rungs.grounding.contract`` checks these promises on every answerer the
+package defines (found by discovery). Taught in notebook 03, used in 04 and 05.
+
+Cost: nothing; a dataclass.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field, replace
+from enum import Enum
+
+from ..core.errors import BadArgument, RungsError
+from ..model.contract import BadResponse
+
+
+class Status(str, Enum):
+    """What became of a question: answered, no answer, unavailable, refused."""
+
+    ANSWERED = "answered"
+    NO_ANSWER = "no answer"
+    UNAVAILABLE = "unavailable"
+    REFUSED = "refused"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class AnswerUnavailable(RungsError, RuntimeError):
+    """No usable reply after every attempt (or no model to ask); the message lists why each was refused."""
+
+
+class AnswerNotGrounded(RungsError, RuntimeError):
+    """The answer cites a passage that was never sent, or cites nothing at all: it is refused."""
+
+
+class QuoteNotFound(AnswerNotGrounded):
+    """A quote is not in the passage it cites (or a cited passage has no quote), after one repair round trip."""
+
+
+class UnsupportedFigure(AnswerNotGrounded):
+    """The answer holds a figure that no quote, cited passage or the question holds, after one repair round trip."""
+
+
+def _count(value, name: str) -> int:
+    # A client of one's own may report « abc », NaN or None: a cost is counted, never guessed.
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise BadArgument(f"{name} must be a whole number of 0 or more, not {type(value).__name__} {value!r:.40}")
+    return value
+
+
+@dataclass(frozen=True)
+class Cost:
+    """What answering took: model calls, prompt tokens the model evaluated and reused, tokens written, seconds.
+
+    ``reused_tokens`` are prompt tokens the server did not have to read again (the start of the prompt was
+    the same as the previous call's: llama.cpp keeps it in its cache; a hosted API reports it as
+    ``cached_tokens``). Costs add up: ``cost_a + cost_b``, ``sum(costs, Cost())``.
+    """
+
+    calls: int = 0
+    evaluated_tokens: int = 0
+    reused_tokens: int = 0
+    output_tokens: int = 0
+    seconds: float = 0.0
+
+    def __post_init__(self):
+        for name in ("calls", "evaluated_tokens", "reused_tokens", "output_tokens"):
+            _count(getattr(self, name), name)
+        seconds = self.seconds
+        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not math.isfinite(seconds) \
+                or seconds < 0:
+            raise BadArgument(f"seconds must be a finite number of 0 or more, not {seconds!r:.40}")
+        object.__setattr__(self, "seconds", float(seconds))
+
+    @property
+    def prompt_tokens(self) -> int:
+        """Every prompt token sent: evaluated plus reused."""
+        return self.evaluated_tokens + self.reused_tokens
+
+    @classmethod
+    def of_counts(cls, input_tokens, output_tokens, reused_tokens=0, seconds: float = 0.0) -> "Cost":
+        """The cost of one call from the counts a client reported, every number checked.
+
+        A client of one's own that reports a token count that is not a count (« abc », NaN, None, a
+        negative number) is named: ``BadResponse`` says which field, instead of a wrong sum later.
+        """
+        try:
+            prompt, reused = _count(input_tokens, "input_tokens"), _count(reused_tokens, "reused_tokens")
+            written = _count(output_tokens, "output_tokens")
+        except BadArgument as err:
+            raise BadResponse(f"the model client returned a result whose {err}: a ChatModel reports token "
+                              "counts as whole numbers") from None
+        if reused > prompt:
+            raise BadResponse(f"the model client reported {reused} reused prompt tokens of {prompt}: "
+                              "more than were sent")
+        return cls(1, prompt - reused, reused, written, seconds)
+
+    @classmethod
+    def of_call(cls, result, seconds: float | None = None) -> "Cost":
+        """The cost of one call, read from what a client returned (a ``ChatResult``)."""
+        return cls.of_counts(getattr(result, "input_tokens", None), getattr(result, "output_tokens", None),
+                             getattr(result, "reused_tokens", 0),
+                             getattr(result, "latency", 0.0) if seconds is None else seconds)
+
+    def __add__(self, other: "Cost") -> "Cost":
+        if not isinstance(other, Cost):
+            return NotImplemented
+        return Cost(self.calls + other.calls, self.evaluated_tokens + other.evaluated_tokens,
+                    self.reused_tokens + other.reused_tokens, self.output_tokens + other.output_tokens,
+                    self.seconds + other.seconds)
+
+    def __radd__(self, other):
+        return self if other == 0 else self.__add__(other)  # sum(costs) starts from 0
+
+    def __str__(self) -> str:
+        if not self.calls:
+            return "no model call"
+        reused = f" ({self.reused_tokens} reused)" if self.reused_tokens else ""
+        return (f"{self.calls} call{'s' if self.calls != 1 else ''} · {self.prompt_tokens} prompt tokens{reused} · "
+                f"{self.output_tokens} written · {self.seconds:.1f} s")
+
+
+@dataclass(frozen=True)
+class Quote:
+    """Words of a cited passage, found in it (``source``: its id); ``claim``: the answer's sentence it backs."""
+
+    source: str
+    text: str
+    claim: str = ""
+
+
+@dataclass(frozen=True)
+class FigureCheck:
+    """One figure of the answer, as read (``rungs.grounding.figures``), and what holds it.
+
+    ``held_by``: the cited passages (ids) whose text holds it, or ``("question",)``; empty when nothing
+    does — an unsupported figure, which a shown answer never has.
+    """
+
+    figure: str
+    held_by: tuple[str, ...] = ()
+
+    @property
+    def supported(self) -> bool:
+        return bool(self.held_by)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """An answer, in the one shape every answering rung returns (the module docstring says each field)."""
+
+    question: str
+    status: Status
+    text: str = ""
+    sent: dict = field(default_factory=dict)
+    cited: tuple[str, ...] = ()
+    quotes: tuple[Quote, ...] = ()
+    figures: tuple[FigureCheck, ...] = ()
+    notes: tuple[str, ...] = ()
+    cost: Cost = Cost()
+    by: str = ""
+    reason: str = ""
+    trace: dict = field(default_factory=dict, compare=False, repr=False)
+
+    def __post_init__(self):
+        if not isinstance(self.status, Status):
+            raise BadArgument(f"status must be a Status ({', '.join(s.value for s in Status)}), not {self.status!r}")
+        if not isinstance(self.cost, Cost):
+            raise BadArgument(f"cost must be a Cost, not {type(self.cost).__name__}")
+        for name in ("cited", "quotes", "figures", "notes"):
+            object.__setattr__(self, name, tuple(getattr(self, name)))
+
+    @property
+    def answered(self) -> bool:
+        return self.status is Status.ANSWERED
+
+    @property
+    def unsupported(self) -> list[str]:
+        """The figures of the answer that nothing cited holds (a shown answer has none)."""
+        return [f.figure for f in self.figures if not f.supported]
+
+    def with_(self, **changes) -> "Answer":
+        """A copy with some fields changed (an answer is never edited in place)."""
+        return replace(self, **changes)
+
+    def raise_for_status(self) -> "Answer":
+        """The answer itself if it is answered or « je ne sais pas »; else the error that says why."""
+        if self.status is Status.UNAVAILABLE:
+            raise self.trace.get("error") or AnswerUnavailable(self.reason or "no usable reply")
+        if self.status is Status.REFUSED:
+            raise self.trace.get("error") or AnswerNotGrounded(self.reason or "the answer broke a check")
+        return self
+
+    def to_dict(self) -> dict:
+        """The answer as JSON data (what the benchmarks store), the trace without its error object."""
+        out = asdict(replace(self, trace={}))
+        out["status"] = self.status.value
+        out["trace"] = {k: v for k, v in self.trace.items() if k != "error"}
+        return out
+
+    def lines(self) -> list[str]:
+        """The answer as a reader sees it: status and text, each quote under it, what was checked, the cost."""
+        head = {Status.ANSWERED: "answer", Status.NO_ANSWER: "no answer", Status.UNAVAILABLE: "unavailable",
+                Status.REFUSED: "refused"}[self.status]
+        out = [f"{head}: {self.text}" if self.text else f"{head}: {self.reason}"]
+        for n, q in enumerate(self.quotes, 1):
+            out.append(f"  [{n}] « {q.text} » ({q.source})")
+        if self.answered:
+            out.append(f"  cited: {', '.join(self.cited) or 'nothing'} (of {len(self.sent)} sent)")
+            held = [f"{f.figure} ✓" if f.supported else f"{f.figure} ✗" for f in self.figures]
+            if held:
+                out.append("  figures: " + ", ".join(held))
+        out += [f"  note: {n}" for n in self.notes]
+        out.append(f"  cost: {self.cost}")
+        return out
+
+    def __str__(self) -> str:
+        return "\n".join(self.lines())
+
+    def _repr_pretty_(self, printer, cycle) -> None:  # IPython shows this, not the dataclass repr
+        printer.text(str(self))

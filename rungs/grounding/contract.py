@@ -1,0 +1,118 @@
+"""The answer contract as checks: one small named function per promise, run over every answerer.
+
+What it is for: ``rungs.grounding.answer`` says what an ``Answer`` promises; these
+functions check it on an answer, each on its own, the way
+``rungs.core.contract`` checks a ranking (and scikit-learn checks an
+estimator). The suite discovers every ``Answerer`` subclass of the package,
+drives each one with scripted model replies — good ones, hostile ones, garbage
+— and runs every check on every answer it returns: whatever the model writes,
+the promises hold. A reader can run them on an answerer of their own.
+
+The promises:
+
+- ``check_status`` — the status is one of the four; an answered text is words,
+  not « je ne sais pas »; a no-answer shows exactly « je ne sais pas » and
+  claims nothing (no citation, quote or figure);
+- ``check_refusal_not_shown`` — unavailable or refused: nothing shown, a reason given;
+- ``check_cost`` — a ``Cost``; an answer (or a refusal) took at least one call;
+  no call, no token;
+- ``check_cited_were_sent`` — every cited id was sent; an answer cites something;
+- ``check_quotes_found`` — every quote is in the passage it names, word for word;
+- ``check_figures_supported`` — every figure of a shown answer is held by a
+  cited passage, a quote or the question, and ``figures`` says so, figure by figure;
+- ``check_no_scaffolding`` — no fence of the prompt (« <extrait », a nonce, a
+  « <<<SOURCE 2 » line) reaches the reader.
+
+Each raises ``AnswerContractBroken`` (never a bare ``assert``: they must still
+check under ``python -O``) with what was promised and what was seen.
+
+Cost: linear in the answer and the passages sent.
+"""
+
+from __future__ import annotations
+
+from ..core.errors import RungsError
+from . import claims, figures
+from .abstain import NO_ANSWER, is_no_answer
+from .answer import Answer, Cost, Status
+from .citations import without_citations
+
+
+class AnswerContractBroken(RungsError, AssertionError):
+    """An answer broke a promise of the answer contract; the message says which and how."""
+
+
+def _require(condition: bool, message: str) -> None:
+    if not condition:
+        raise AnswerContractBroken(message)
+
+
+def check_status(answer: Answer) -> None:
+    _require(isinstance(answer, Answer), f"an answerer must return an Answer, not {type(answer).__name__}")
+    _require(isinstance(answer.status, Status), f"status {answer.status!r} is not one of {[s.value for s in Status]}")
+    if answer.status is Status.ANSWERED:
+        _require(bool(answer.text.strip()), "an answered status with no text")
+        _require(not is_no_answer(answer.text), "« je ne sais pas » given the status answered")
+    if answer.status is Status.NO_ANSWER:
+        _require(answer.text == NO_ANSWER, f"a no-answer must show « {NO_ANSWER} », not {answer.text!r:.80}")
+        _require(not (answer.cited or answer.quotes or answer.figures),
+                 "a no-answer claims nothing: it cites, quotes or holds figures")
+
+
+def check_refusal_not_shown(answer: Answer) -> None:
+    if answer.status in (Status.UNAVAILABLE, Status.REFUSED):
+        _require(answer.text == "", f"a {answer.status} answer is shown: {answer.text!r:.80}")
+        _require(not (answer.cited or answer.quotes), f"a {answer.status} answer cites or quotes")
+        _require(bool(answer.reason.strip()), f"a {answer.status} answer gives no reason")
+
+
+def check_cost(answer: Answer) -> None:
+    cost = answer.cost
+    _require(isinstance(cost, Cost), f"cost must be a Cost, not {type(cost).__name__}")
+    if answer.status in (Status.ANSWERED, Status.REFUSED):
+        _require(cost.calls >= 1, f"an answer {answer.status} without a model call")
+    if cost.calls == 0:
+        _require(cost.prompt_tokens == 0 and cost.output_tokens == 0, "tokens counted without a call")
+
+
+def check_cited_were_sent(answer: Answer) -> None:
+    never = [c for c in answer.cited if c not in answer.sent]
+    _require(not never, f"cites {never}, never sent (sent: {list(answer.sent)})")
+    _require(len(set(answer.cited)) == len(answer.cited), f"cites a passage twice: {list(answer.cited)}")
+    if answer.status is Status.ANSWERED:
+        _require(bool(answer.cited), "an answer that cites nothing cannot be checked")
+
+
+def check_quotes_found(answer: Answer) -> None:
+    for q in answer.quotes:
+        _require(q.source in answer.cited, f"a quote of « {q.source} », which the answer does not cite")
+        _require(q.source in answer.sent and claims.found(q.text, answer.sent[q.source]),
+                 f"the quote « {q.text[:80]} » is not in passage « {q.source} »")
+
+
+def check_figures_supported(answer: Answer) -> None:
+    if answer.status is not Status.ANSWERED:
+        return
+    held = [answer.sent[c] for c in answer.cited if c in answer.sent] + [q.text for q in answer.quotes] + \
+        [answer.question]
+    missing = figures.unsupported(without_citations(answer.text), held)
+    _require(not missing, f"the answer shows figure(s) {missing} that nothing it cites holds")
+    listed = {f.figure for f in answer.figures}
+    said = [f.text for f in figures.figures(without_citations(answer.text))]
+    _require(all(s in listed for s in said), f"figures {said} are not all listed in answer.figures {sorted(listed)}")
+    _require(not answer.unsupported, f"figures listed as unsupported in a shown answer: {answer.unsupported}")
+
+
+def check_no_scaffolding(answer: Answer) -> None:
+    marks = [m for m in answer.trace.get("fences", ()) if m and m in answer.text]
+    _require(not marks, f"the answer shows the prompt's fences {marks}: a passage's frame is not an answer")
+
+
+CHECKS = (check_status, check_refusal_not_shown, check_cost, check_cited_were_sent, check_quotes_found,
+          check_figures_supported, check_no_scaffolding)
+
+
+def check_answer(answer: Answer) -> None:
+    """Every check of the contract on one answer."""
+    for check in CHECKS:
+        check(answer)

@@ -1,0 +1,238 @@
+"""A room without a model: every model call of a notebook answered from the replies recorded in its run.
+
+What it is for: a room whose laptops cannot run the model, or whose shared server
+is saturated, still gets the committed outputs — in seconds — and nbval can run
+the model notebooks without one. ``RUNGS_REPLAY=record`` runs the real model and
+writes every call and its reply (text, logprobs, a stream's pieces, token counts,
+seconds, a refusal by name) to the notebook's replay file;
+``RUNGS_REPLAY=replay`` answers each call from that file, keyed by the request
+itself (``request_key``: the messages, the schema, max_tokens, logprobs,
+temperature and seed, as canonical JSON, hashed), and refuses anything it did
+not record with ``NotRecorded``, naming the call — a changed prompt is never
+answered with another prompt's reply. The same request asked again gets the
+replies recorded for it in their order (the last one from then on).
+
+Which file: ``RUNGS_REPLAY_FILE`` if set; else ``notebooks/replays/<notebook>.jsonl``
+(``rungs.core.paths.replays``), the notebook being the one its first cell names
+(``rungs.model.default_client(notebook="03_answers_with_sources")``): committed
+code, so a learner cannot name the wrong one.
+
+Cost: reading one JSON-lines file (tens of kB) per kernel; no model, no server.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+
+from ..core import paths
+from ..core.errors import BadArgument
+from .contract import BadResponse, ChatModel, ChatResult, ModelError, ModelRefused, Usage, refuse_empty, usage_of
+
+MODES = ("off", "replay", "record")
+#: A notebook's name as a file stem: letters, digits, « _ », « - », « . » (no folder, nothing hidden).
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
+_NOTEBOOK: list[str] = []  # the notebook this process runs, as its first cell said
+
+
+class NotRecorded(ModelError):
+    """The replay file holds no reply for this call (or there is no replay file): run with the model, or re-record."""
+
+
+def mode() -> str:
+    """``RUNGS_REPLAY``: ``off`` (unset: the model answers), ``replay`` or ``record``; anything else refused by name."""
+    value = (paths.setting_text("RUNGS_REPLAY") or "off").strip().lower()
+    if value not in MODES:
+        raise paths.BadSetting(f"RUNGS_REPLAY={value[:40]!r} is not one of {', '.join(MODES)}: replay answers from "
+                               "a notebook's recorded run, record writes one, off (or unset) asks the model")
+    return value
+
+
+def name_notebook(name: str) -> str:
+    """Say which notebook this process runs (its first cell does): its replay file is named after it."""
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
+        raise BadArgument(f"notebook must be a notebook's name without folder or extension "
+                          f"(« 03_answers_with_sources »), not {str(name)[:60]!r}")
+    _NOTEBOOK[:] = [name.removesuffix(".ipynb")]
+    return _NOTEBOOK[0]
+
+
+def replay_file() -> Path:
+    """The file this process replays from or records to: ``RUNGS_REPLAY_FILE``, else its notebook's."""
+    explicit = paths.setting_text("RUNGS_REPLAY_FILE")
+    if explicit:
+        return Path(explicit)
+    if not _NOTEBOOK:
+        raise paths.BadSetting(f"RUNGS_REPLAY={mode()} but this kernel does not know which notebook it runs: "
+                               "call rungs.model.default_client(notebook=\"<the notebook's name>\") first (each "
+                               "notebook's first cell does), or set RUNGS_REPLAY_FILE to a replay file")
+    return paths.replays() / f"{_NOTEBOOK[0]}.jsonl"
+
+
+def request_key(kind: str, messages, *, json_schema=None, max_tokens=512, logprobs=0, temperature=0.0,
+                seed=0) -> str:
+    """The request, as canonical JSON, hashed: two calls share a key only if they ask exactly the same thing."""
+    canonical = json.dumps({"kind": kind, "messages": messages, "json_schema": json_schema,
+                            "max_tokens": int(max_tokens), "logprobs": int(logprobs),
+                            "temperature": float(temperature), "seed": int(seed)},
+                           sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:32]
+
+
+def describe(kind: str, messages) -> str:
+    """A call as a refusal names it: « chat, 812-char prompt beginning « Voici des extraits… » »."""
+    if not messages:
+        return kind  # the model list: no prompt
+    text = "\n".join(str(m.get("content", "")) for m in messages if isinstance(m, dict))
+    start = " ".join(text.split())[:60]
+    return f"{kind}, {len(text):,}-char prompt beginning « {start}… »"
+
+
+def _recorded(err: BaseException) -> dict:
+    return {"name": type(err).__name__, "message": str(err), "status": getattr(err, "status", None)}
+
+
+def _named(kind: type = ModelError) -> dict[str, type]:
+    """Every ModelError by name: the contract's, and those other rooms of rungs.model define."""
+    found = {kind.__name__: kind}
+    for sub in kind.__subclasses__():
+        found.update(_named(sub))
+    return found
+
+
+def _error(said: dict) -> ModelError:
+    """A recorded refusal raised again under its own name (a ModelError; an unknown name: ModelError itself)."""
+    kind = _named().get(said["name"], ModelError)
+    if kind is ModelRefused:
+        return kind(said.get("status") or 0, said["message"])
+    return kind(said["message"])
+
+
+class ReplayClient(ChatModel):
+    """Answers every call from a replay file; refuses, by name, a call it holds no reply for."""
+
+    local = False
+
+    def __init__(self, path):
+        self.path = Path(path)
+        self.replies: dict[str, list[dict]] = {}
+        self.used: dict[str, int] = {}
+        if not self.path.is_file():
+            raise NotRecorded(f"there is no replay file {self.path}: record one (RUNGS_REPLAY=record, with the model), "
+                              "or unset RUNGS_REPLAY to ask the model")
+        for n, line in enumerate(self.path.read_text(encoding="utf-8").splitlines(), start=1):
+            try:
+                record = json.loads(line)
+                self.replies.setdefault(record["key"], []).append(record)
+            except (ValueError, KeyError, TypeError):
+                raise BadResponse(f"line {n} of the replay file {self.path.name} is not a recorded call: "
+                                  "re-record it (RUNGS_REPLAY=record)") from None
+        found = [r["reply"].get("model") for rs in self.replies.values() for r in rs if isinstance(r.get("reply"), dict)]
+        self.model = next((m for m in found if m), "replay")
+
+    def __repr__(self) -> str:
+        calls = sum(len(r) for r in self.replies.values())
+        return f"ReplayClient({self.path.name}: {calls} recorded call(s) of {self.model}, no model needed)"
+
+    def _take(self, key: str, kind: str, messages) -> dict:
+        recorded = self.replies.get(key)
+        if not recorded:
+            raise NotRecorded(f"the replay file {self.path.name} holds no reply for this call "
+                              f"({describe(kind, messages)}): run with the local model, or re-record")
+        n = self.used.get(key, 0)
+        self.used[key] = n + 1
+        record = recorded[min(n, len(recorded) - 1)]
+        if record.get("error"):
+            raise _error(record["error"])
+        return record["reply"]
+
+    def chat(self, messages: list[dict], *, temperature: float = 0.0, max_tokens: int = 512,
+             json_schema: dict | None = None, logprobs: int = 0, seed: int = 0) -> ChatResult:
+        key = request_key("chat", messages, json_schema=json_schema, max_tokens=max_tokens, logprobs=logprobs,
+                          temperature=temperature, seed=seed)
+        reply = self._take(key, "chat", messages)
+        refuse_empty(reply["text"], reply["finish_reason"], max_tokens)
+        return ChatResult(**{**reply, "notes": list(reply.get("notes", []))})
+
+    def stream(self, messages: list[dict], *, temperature: float = 0.0, max_tokens: int = 512, seed: int = 0,
+               json_schema: dict | None = None):
+        key = request_key("stream", messages, json_schema=json_schema, max_tokens=max_tokens,
+                          temperature=temperature, seed=seed)
+        reply = self._take(key, "stream", messages)
+        self.last_notes = list(reply.get("notes", []))
+        yield from reply["chunks"]
+        if reply.get("then"):
+            raise _error(reply["then"])
+        self.last_usage = Usage(*reply["usage"])
+
+    def models(self) -> list[str]:
+        recorded = self.replies.get(request_key("models", []))
+        return list(recorded[0]["reply"]["models"]) if recorded else [self.model]
+
+
+class RecordingClient(ChatModel):
+    """Passes every call to ``inner`` (the real client) and writes the call and its reply to ``path``.
+
+    The file is written anew by the first call of this process: a recording is one run, top to bottom.
+    """
+
+    def __init__(self, inner: ChatModel, path):
+        self.inner, self.path = inner, Path(path)
+        self.model, self.local = inner.model, getattr(inner, "local", False)
+        self._fresh = True
+
+    def __repr__(self) -> str:
+        return f"RecordingClient({self.inner!r} → {self.path.name})"
+
+    def _write(self, key: str, kind: str, messages, reply: dict | None = None, error: BaseException | None = None):
+        line = {"key": key, "kind": kind, "call": describe(kind, messages), "reply": reply}
+        if error is not None:
+            line["error"] = _recorded(error)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self.path.open("w" if self._fresh else "a", encoding="utf-8") as out:
+            out.write(json.dumps(line, ensure_ascii=False) + "\n")
+        self._fresh = False
+
+    def chat(self, messages: list[dict], *, temperature: float = 0.0, max_tokens: int = 512,
+             json_schema: dict | None = None, logprobs: int = 0, seed: int = 0) -> ChatResult:
+        key = request_key("chat", messages, json_schema=json_schema, max_tokens=max_tokens, logprobs=logprobs,
+                          temperature=temperature, seed=seed)
+        try:
+            result = self.inner.chat(messages, temperature=temperature, max_tokens=max_tokens,
+                                     json_schema=json_schema, logprobs=logprobs, seed=seed)
+        except ModelError as err:
+            self._write(key, "chat", messages, error=err)
+            raise
+        self._write(key, "chat", messages, reply=dict(vars(result)))
+        return result
+
+    def stream(self, messages: list[dict], *, temperature: float = 0.0, max_tokens: int = 512, seed: int = 0,
+               json_schema: dict | None = None):
+        key = request_key("stream", messages, json_schema=json_schema, max_tokens=max_tokens,
+                          temperature=temperature, seed=seed)
+        chunks = []
+        try:
+            for piece in self.inner.stream(messages, temperature=temperature, max_tokens=max_tokens, seed=seed,
+                                           json_schema=json_schema):
+                chunks.append(piece)
+                yield piece
+        except ModelError as err:
+            # What came before the failure is replayed too, then the same failure.
+            self._write(key, "stream", messages, reply={"chunks": chunks, "usage": list(Usage(0, 0)),
+                                                        "then": _recorded(err)})
+            raise
+        except GeneratorExit:
+            # The caller stopped reading (an answer cut at its length): it will stop at the same piece again.
+            self._write(key, "stream", messages, reply={"chunks": chunks, "usage": list(Usage(0, len(chunks)))})
+            raise
+        self.last_usage = usage_of(self.inner)
+        self.last_notes = list(getattr(self.inner, "last_notes", []))
+        self._write(key, "stream", messages, reply={"chunks": chunks, "usage": list(self.last_usage),
+                                                    "notes": self.last_notes})
+
+    def models(self) -> list[str]:
+        found = self.inner.models()
+        self._write(request_key("models", []), "models", [], reply={"models": list(found)})
+        return found

@@ -1,0 +1,250 @@
+"""N3 in one call: passages in, an ``Answer`` out — asked, read strictly, checked, repaired once, or refused.
+
+What it is for: ``answer`` is the rung. It sends the prepared passages
+(``rungs.rag.build``), reads each reply strictly (``rungs.rag.read``), asks again
+up to ``attempts`` times when a reply cannot be read, checks the claims of the
+one it can (``rungs.grounding.claims.faults``: quotes found in their passages,
+every figure held by a cited passage, a quote or the question), sends one
+repair round trip that names a fault, and says what became of the question in
+the one shape, ``rungs.grounding.Answer``:
+
+- **answered** — every check passed; ``figures`` lists what holds each figure;
+- **no answer** — the model said « je ne sais pas », or there was nothing to ask
+  (an empty question, no passage: no call, no cost);
+- **unavailable** — no usable reply after every attempt, or no model to ask
+  (the server down, a refused key): ``reason`` says which;
+- **refused** — a reply cites a passage never sent, or cites nothing, or a fault
+  survived the repair: never shown, and ``reason`` says what was wrong.
+
+A bad argument (a question over 1,000 characters, an unknown mode) is the
+caller's mistake and raises ``BadArgument`` before any call.
+
+Cost: one call per attempt, one more for a repair (``Answer.cost``). Reading
+the prompt dominates; the prompt's start is reused from the server's cache
+when it is the previous call's (``rungs.rag.build``).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+
+from ..core.errors import (BadArgument, RungsError, check_bool, check_choice, check_client, check_int, check_number,
+                           check_query)
+from ..grounding import claims
+from ..grounding.abstain import NO_ANSWER
+from ..grounding.answer import (Answer, AnswerNotGrounded, AnswerUnavailable, Cost, Quote, QuoteNotFound, Status,
+                                UnsupportedFigure)
+from ..grounding.answerer import MAX_QUESTION
+from ..grounding.replies import UnusableReply
+from ..model import EmptyCompletion, ModelError, TruncatedCompletion, default_client, estimate_tokens
+from .gate import sufficiency
+from .build import MAX_CHARS, MAX_PASSAGES, MODES, build_prompt, check_prompt, prepare_passages, schema_for
+from .pointing import MAX_SENTENCES, SENTENCES_SENT, sentences_for
+from .prompts import repair_message
+from .read import decode, ground, point
+
+MAX_ATTEMPTS = 10  # each attempt is one more call, paid in seconds or in money
+# Chosen on the deciding half, where no mode was measurably better, because every sentence it shows is copied
+# from a cited passage and checked by code (benchmarks/README.md, « N3's modes »).
+DEFAULT_MODE = "pointing-lead"
+#: What fences a passage in every prompt: a shown answer never holds it (the contract checks).
+FENCES = ("<extrait", "</extrait>")
+
+
+def _check_knobs(question, mode, attempts, max_tokens, sentences_sent, flags, prompt, on_event) -> None:
+    """Every knob checked once, before any call (the provider bills every character of the prompt)."""
+    check_query(question, name="question", max_chars=MAX_QUESTION)
+    check_choice(mode, "mode", MODES)
+    check_int(attempts, "attempts", low=1, high=MAX_ATTEMPTS)
+    check_int(max_tokens, "max_tokens", low=1, high=100_000)
+    check_int(sentences_sent, "sentences_sent", low=1, high=1000)
+    for name, flag in flags.items():
+        check_bool(flag, name)
+    if prompt is not None:
+        check_prompt(prompt)
+    if on_event is not None and not callable(on_event):
+        raise BadArgument(f"on_event must be a function of (kind, payload), not {type(on_event).__name__}")
+
+
+def answer(question: str, passages: list[dict], client=None, *, mode: str = DEFAULT_MODE, attempts: int = 2,
+           max_passages: int = MAX_PASSAGES, max_chars: int = MAX_CHARS, no_answer_rule: bool = True,
+           constrain: bool = True, max_tokens: int = 300, prompt: str | None = None, check_figures: bool = True,
+           sentences_sent: int = SENTENCES_SENT, collection: str | None = None, gate: float | None = None,
+           on_event=None) -> Answer:
+    """Answer ``question`` from ``passages`` (dicts with an id and a text, best first): an ``Answer``.
+
+    ``mode``: ``"pointing-lead"`` (the default), ``"pointing"``, ``"quoted"`` or ``"free"`` (the package
+    docstring says each). ``collection``: what the passages come from, as the prompt names it (« de
+    documents » by default). ``check_figures=False`` turns the figure check off — notebook 03 shows what it
+    then lets through; such an answer may hold a figure nothing cited holds, listed ✗ in ``figures``.
+    ``gate``: a threshold in [0, 1] turns on the sufficient-context gate (``rungs.rag.gate``): a yes/no
+    question first, and below the threshold « je ne sais pas » without the answer's call (None: off).
+    ``on_event``: told ``("reading", {"tokens", "sentences"})`` before the call, ``("writing", {})`` at its
+    first token, and, in pointing mode, ``("sentence", quote)`` as each chosen sentence arrives.
+    """
+    if gate is not None:
+        check_number(gate, "gate", low=0.0, high=1.0)
+    _check_knobs(question, mode, attempts, max_tokens, sentences_sent,
+                 {"no_answer_rule": no_answer_rule, "constrain": constrain, "check_figures": check_figures},
+                 prompt, on_event)
+    sent = prepare_passages(passages if passages is not None else [], max_passages, max_chars)
+    texts = {p["id"]: p["text"] for p in sent}
+    trace = {"mode": mode, "prompt": None, "replies": [], "refused": [], "repairs": 0, "fences": FENCES}
+    base = dict(question=question, sent=texts, by=f"rag {mode}", trace=trace)
+    if not question.strip() or not sent:  # nothing to ask: no call, no cost
+        return Answer(status=Status.NO_ANSWER, text=NO_ANSWER, reason="nothing to ask: " + (
+            "the question is empty" if not question.strip() else "no passage was given"), **base)
+    asker = None
+    try:
+        client = check_client(client) if client is not None else default_client()
+        numbered = sentences_for(question, sent, sentences_sent) if mode.startswith("pointing") else []
+        trace["prompt"] = build_prompt(question, sent, no_answer_rule=no_answer_rule, prompt=prompt, mode=mode,
+                                       sentences=numbered or None, collection=collection)
+        schema = schema_for(sent, mode, numbered or None, none=no_answer_rule) if constrain else None
+        asker = _Asker(client, schema, max_tokens, trace,
+                       on_event, numbered, list(texts), question)
+        if gate is not None:
+            closed = _gated(asker, gate, question, sent, numbered, collection, base)
+            if closed is not None:
+                return closed
+        out = _settle(asker, question, sent, attempts, mode, check_figures)
+    except (AnswerUnavailable, ModelError) as err:
+        return _failed(Status.UNAVAILABLE, err, base, asker)
+    except AnswerNotGrounded as err:
+        return _failed(Status.REFUSED, err, base, asker)
+    cost = asker.cost
+    if out["answer"] == NO_ANSWER:
+        return Answer(status=Status.NO_ANSWER, text=NO_ANSWER, cost=cost, reason="the model found no answer in the "
+                      "passages", notes=tuple(trace["refused"]), **base)
+    quotes = tuple(Quote(q["source"], q["text"]) for q in out["quotes"])
+    return Answer(status=Status.ANSWERED, text=out["answer"], cited=tuple(out["sources"]), quotes=quotes,
+                  figures=claims.figure_checks(out["answer"], {c: texts[c] for c in out["sources"]}, quotes, question),
+                  notes=tuple(trace["refused"]), cost=cost, **base)
+
+
+def _gated(asker, threshold: float, question, sent, numbered, collection, base) -> Answer | None:
+    """The gate's verdict: « je ne sais pas » without the answer's call below the threshold, else None (go on)."""
+    verdict = sufficiency(question, sent, asker.client, mode=asker.mode, sentences=numbered or None,
+                          collection=collection)
+    asker.cost += verdict.pop("cost")
+    asker.trace["gate"] = {**verdict, "threshold": threshold}
+    if verdict["note"]:
+        asker.trace["refused"].append(verdict["note"])
+    if verdict["p"] is None or verdict["p"] >= threshold:
+        return None
+    return Answer(status=Status.NO_ANSWER, text=NO_ANSWER, cost=asker.cost, reason=(
+        f"the gate: P(the extracts answer the question) = {verdict['p']:.2f}, below its threshold {threshold:.2f}; "
+        "the answer was not asked for"), **base)
+
+
+def _failed(status: Status, err: RungsError, base: dict, asker) -> Answer:
+    """Unavailable or refused: nothing shown, the reason said, the error kept for ``raise_for_status``."""
+    base["trace"]["error"] = err
+    return Answer(status=status, reason=f"{type(err).__name__}: {err}", cost=asker.cost if asker else Cost(),
+                  notes=tuple(base["trace"]["refused"]), **base)
+
+
+def _settle(asker, question, sent, attempts, mode, check_figures) -> dict:
+    """The first readable reply, its claims checked, one repair round trip if a fault is named."""
+    def check(out):  # « je ne sais pas » claims nothing: there is nothing to check
+        faults = [] if out["answer"] == NO_ANSWER else claims.faults(
+            out, sent, question, quotes_required=mode == "quoted", check_figures=check_figures)
+        return _drop_lead(out, faults, asker.trace) if faults and out.get("lead") else faults
+    messages = [{"role": "user", "content": asker.trace["prompt"]}]
+    out, raw = asker.first(messages, attempts)
+    faults = check(out)
+    if faults:  # one repair round trip, naming what was not found; the server reuses what it read
+        asker.trace["refused"].append("; ".join(f["reason"] for f in faults))
+        asker.trace["repairs"] = 1
+        messages += [{"role": "assistant", "content": raw}, {"role": "user", "content": repair_message(faults, mode)}]
+        out, _ = asker.first(messages, 1, repair=faults)
+        faults = check(out)
+    if faults:
+        kind = QuoteNotFound if faults[0]["kind"] == "quote" else UnsupportedFigure
+        raise kind("; ".join(f["reason"] for f in faults) + " (after one repair round trip)")
+    return out
+
+
+def _drop_lead(out: dict, faults: list[dict], trace: dict) -> list[dict]:
+    """A lead-in with a figure nothing cited holds is dropped, said in the notes: the sentences stay the answer."""
+    trace["refused"].append("lead-in dropped: " + "; ".join(f["reason"] for f in faults))
+    out.update(answer=" ".join(q["text"] for q in out["quotes"]), lead="")
+    return []
+
+
+def _usage_cost(client, seconds: float) -> Cost:
+    """A streamed call's cost, from what the client says it used (``last_usage``), every number checked."""
+    usage = tuple(getattr(client, "last_usage", None) or (0, 0))
+    reused = usage[2] if len(usage) > 2 else getattr(client, "last_reused", 0)
+    return Cost.of_counts(usage[0], usage[1], reused, seconds)
+
+
+class _Asker:
+    """One call after another on the same request, each reply read and settled (grounded, or pointed)."""
+
+    def __init__(self, client, schema, max_tokens, trace, on_event, numbered, sent_ids, question=""):
+        self.client, self.schema, self.max_tokens, self.trace = client, schema, max_tokens, trace
+        self.on_event, self.numbered, self.sent_ids, self.mode = on_event, numbered, sent_ids, trace["mode"]
+        self.question = question
+        self.cost = Cost()
+
+    def first(self, messages, attempts, repair=None):
+        """The first usable reply in ``attempts`` calls, settled: (answer object, raw text)."""
+        refused = self.trace["refused"]
+        for _ in range(attempts):
+            try:
+                text = self._call(messages)
+            except (EmptyCompletion, TruncatedCompletion) as err:
+                self.trace["replies"].append("")
+                refused.append(f"{type(err).__name__}: {err}")
+                continue
+            self.trace["replies"].append(text)
+            try:
+                reply = decode(text, self.mode)
+            except UnusableReply as err:
+                refused.append(str(err))
+                continue
+            if self.mode.startswith("pointing"):
+                out = point(reply, self.numbered, self.question)
+                if out.get("dropped"):
+                    refused.append(out["dropped"])
+                return out, text
+            return ground(reply, self.sent_ids), text
+        if repair:  # the repair's reply could not be read: the fault it was asked to fix stands
+            kind = QuoteNotFound if repair[0]["kind"] == "quote" else UnsupportedFigure
+            raise kind("; ".join(f["reason"] for f in repair) + " (the repair's reply could not be read)")
+        raise AnswerUnavailable(f"no usable reply in {attempts} attempt(s): " + "; ".join(refused))
+
+    def _call(self, messages) -> str:
+        started = time.perf_counter()
+        try:
+            if self.on_event is None or not self.mode.startswith("pointing"):
+                result = self.client.chat(messages, json_schema=self.schema, max_tokens=self.max_tokens)
+                self.cost += Cost.of_call(result, time.perf_counter() - started)
+                return result.text
+            text = self._streamed(messages)
+        except ModelError:  # a call that failed was still made: its seconds count, its tokens are unknown
+            self.cost += Cost(calls=1, seconds=time.perf_counter() - started)
+            raise
+        self.cost += _usage_cost(self.client, time.perf_counter() - started)
+        if not text.strip():
+            raise EmptyCompletion("the model streamed no text")
+        return text
+
+    def _streamed(self, messages) -> str:
+        """Streamed: each sentence is shown as soon as its number is complete (a number is never half shown)."""
+        self.on_event("reading", {"tokens": estimate_tokens(messages), "sentences": len(self.numbered)})
+        by_n, shown, pieces = {s["n"]: s for s in self.numbered}, set(), []
+        for piece in self.client.stream(messages, max_tokens=self.max_tokens, json_schema=self.schema):
+            if not pieces:
+                self.on_event("writing", {})
+            pieces.append(piece)
+            if self.mode != "pointing":  # a lead-in is shown once checked, and the sentences with it
+                continue
+            for m in re.finditer(r"(\d+)\s*[,\]]", "".join(pieces).partition("[")[2]):
+                n = int(m.group(1))
+                if n in by_n and n not in shown and len(shown) < MAX_SENTENCES:
+                    shown.add(n)
+                    self.on_event("sentence", {"source": by_n[n]["source"], "text": by_n[n]["text"]})
+        return "".join(pieces)

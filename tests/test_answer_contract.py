@@ -1,0 +1,152 @@
+"""The answer contract, checked over every answerer the package defines — found, not listed.
+
+Every ``Answerer`` subclass in ``rungs`` is discovered by walking the package;
+each must have a builder here (a new answerer without one fails
+``test_every_answerer_has_a_builder``), and every check of
+``rungs.grounding.contract`` runs on every answer each builder's answerers give
+when driven by a model double that behaves every way a model can (faithful,
+abstaining, forging a citation, inventing a figure, echoing the fence, writing
+garbage, nothing, being down, miscounting its tokens: ``tests/answer_doubles.py``).
+Negative controls: a planted answerer that breaks each promise fails its check.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+
+import pytest
+
+import rungs
+from rungs import bm25
+from rungs.grounding import Answer, Answerer, Cost, FigureCheck, Quote, Status
+from rungs.grounding import contract
+from rungs.grounding.contract import AnswerContractBroken, check_answer
+
+from answer_doubles import BEHAVIOURS, Behaving
+
+PAGES = [
+    {"id": "conges", "title": "Congés payés", "body": "Chaque salarié acquiert 2,5 jours ouvrables par mois. "
+                                                       "Les congés d'été se posent avant le 31 mars."},
+    {"id": "badge", "title": "Badge", "body": "Un badge perdu se signale à l'accueil. Le remplacement coûte 10 €."},
+    {"id": "repas", "title": "Restaurant", "body": "Le restaurant d'entreprise ouvre de 11 h 30 à 14 h."},
+]
+QUESTION = "Combien de jours de congés par mois ?"
+
+
+def _keyword():
+    return bm25.build_index(PAGES, stopwords=True)
+
+
+def _rag(mode):
+    from rungs.rag import Rag
+
+    return lambda client: Rag(_keyword(), PAGES, client, mode=mode)
+
+
+def _research(mode):
+    from rungs.research import Researcher
+
+    # The keyword leg alone: the contract is about what the loop shows, not which encoder ranks the pages.
+    return lambda client: Researcher(PAGES, client, retriever=_keyword(), mode=mode)
+
+
+#: Each answerer class → the configurations it is checked in, each a function of a model client.
+BUILDERS = {
+    "rungs.rag.answerers.Rag": [_rag(m) for m in ("pointing-lead", "pointing", "quoted", "free")],
+    "rungs.research.answerers.Researcher": [_research(m) for m in ("quick", "research")],
+}
+
+
+def answerer_classes():
+    """Every concrete Answerer subclass of the package, found by walking it."""
+    found = {}
+    for info in pkgutil.walk_packages(rungs.__path__, "rungs."):
+        module = importlib.import_module(info.name)
+        for _, cls in inspect.getmembers(module, inspect.isclass):
+            if issubclass(cls, Answerer) and cls is not Answerer and not inspect.isabstract(cls) \
+                    and cls.__module__ == module.__name__:
+                found[f"{cls.__module__}.{cls.__qualname__}"] = cls
+    return found
+
+
+def test_every_answerer_has_a_builder():
+    classes = answerer_classes()
+    assert "rungs.rag.answerers.Rag" in classes  # the discovery finds what we know is there
+    missing = sorted(set(classes) - set(BUILDERS))
+    assert not missing, f"answerers without a builder in tests/test_answer_contract.py: {missing}"
+
+
+CASES = [(name, i, b) for name, builds in BUILDERS.items() for i in range(len(builds)) for b in BEHAVIOURS]
+
+
+@pytest.mark.parametrize("name, i, behaviour", CASES, ids=[f"{n.rsplit('.', 1)[1]}{i}-{b}" for n, i, b in CASES])
+def test_every_answer_keeps_the_contract_whatever_the_model_does(name, i, behaviour):
+    client = Behaving(behaviour)
+    answer = BUILDERS[name][i](client).ask(QUESTION)
+    check_answer(answer)
+    if behaviour in ("down", "garbage", "empty", "bad_counts"):
+        assert answer.status is Status.UNAVAILABLE, (behaviour, answer)
+    if behaviour == "faithful":
+        assert answer.status is Status.ANSWERED, answer
+    if behaviour == "abstains":
+        assert answer.status is Status.NO_ANSWER, answer
+    if behaviour in ("forges", "invents_figure", "echoes_fence"):
+        assert answer.status is not Status.ANSWERED or not answer.unsupported, answer
+    assert answer.cost.calls >= len([c for c in client.calls if not c.get("logprobs")]) or behaviour == "down"
+
+
+# ---------------------------------------------------------------- negative controls: each check catches its breach
+
+SENT = {"a": "Le préavis est de trois mois.", "b": "Le badge coûte 10 €."}
+GOOD = Answer(question="Quel préavis ?", status=Status.ANSWERED, text="Le préavis est de trois mois.", sent=SENT,
+              cited=("a",), quotes=(Quote("a", "Le préavis est de trois mois."),), figures=(FigureCheck("3 mois", ("a",)),),
+              cost=Cost(1, 10, 0, 5, 0.1), trace={"fences": ("<extrait",)})
+
+BREACHES = {
+    "check_status": GOOD.with_(status=Status.ANSWERED, text="Je ne sais pas."),
+    "check_refusal_not_shown": GOOD.with_(status=Status.REFUSED, reason="a figure"),
+    "check_cost": GOOD.with_(cost=Cost()),
+    "check_cited_were_sent": GOOD.with_(cited=("a", "z")),
+    "check_quotes_found": GOOD.with_(quotes=(Quote("a", "Le préavis est de deux mois."),)),
+    "check_figures_supported": GOOD.with_(text="Le préavis est de 987 jours.", figures=()),
+    "check_no_scaffolding": GOOD.with_(text='<extrait id="a"> Le préavis est de trois mois.'),
+}
+
+
+def test_a_good_answer_passes_every_check():
+    check_answer(GOOD)
+
+
+@pytest.mark.parametrize("check", [c.__name__ for c in contract.CHECKS])
+def test_each_check_catches_the_breach_planted_for_it(check):
+    bad = BREACHES[check]
+    with pytest.raises(AnswerContractBroken):
+        getattr(contract, check)(bad)
+
+
+def test_every_check_has_a_planted_breach():
+    assert set(BREACHES) == {c.__name__ for c in contract.CHECKS}
+
+
+class _Planted(Answerer):
+    """Answers every question with a figure nothing holds: the contract run must refuse it."""
+
+    def _ask(self, question):
+        return GOOD.with_(question=question, text="Il faut 987 jours.", figures=(FigureCheck("987 jours"),))
+
+
+def test_the_contract_run_refuses_a_planted_answerer():
+    with pytest.raises(AnswerContractBroken, match="987"):
+        check_answer(_Planted().ask(QUESTION))
+
+
+def test_a_client_that_miscounts_is_named_not_summed():
+    from rungs.model.contract import BadResponse
+
+    with pytest.raises(BadResponse, match="input_tokens"):
+        Cost.of_counts("abc", 3)
+    with pytest.raises(BadResponse, match="reused"):
+        Cost.of_counts(3, 3, reused_tokens=4)
+    assert sum([Cost(1, 2, 3, 4, 0.5), Cost(1, 1, 0, 1, 0.25)]) == Cost(2, 3, 3, 5, 0.75)

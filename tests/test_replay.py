@@ -1,0 +1,129 @@
+"""A room without a model: a recorded run replays exactly, and a call it did not record is refused by name."""
+
+import json
+
+import pytest
+
+from rungs import model as llm
+from rungs.core.errors import BadArgument
+from rungs.core.paths import BadSetting
+from rungs.model import client as model_client
+from rungs.model import replay
+
+ASK = [{"role": "user", "content": "Voici des extraits du livret. Combien de jours de congés payés par mois ?"}]
+OTHER = [{"role": "user", "content": "Le badge perdu est-il remplacé gratuitement ?"}]
+LOGPROBS = [{"token": "O", "logprob": -0.1, "top": {"O": -0.1, "N": -2.4}}]
+
+
+class Counting(llm.ScriptedClient):
+    """The teaching prop, reporting usage as a real server would (reused tokens included)."""
+
+    def chat(self, messages, **options):
+        result = super().chat(messages, **options)
+        result.reused_tokens, result.latency, result.notes = 7, 1.25, ["a note"]
+        return result
+
+    def stream(self, messages, **options):
+        yield from super().stream(messages, **options)
+        self.last_usage = llm.Usage(self.last_usage[0], self.last_usage[1], 5, 2.5)
+        self.last_notes = ["streamed"]
+
+
+def a_run(client) -> list:
+    """What a notebook does with a model, every kind of call, and what it would print."""
+    shown = [client.chat(ASK, max_tokens=40)]
+    shown.append(client.chat(ASK, max_tokens=1, logprobs=10))
+    shown.append(client.chat(ASK, max_tokens=40))  # the same request again: the next recorded reply
+    shown.append(list(client.stream(OTHER, max_tokens=60, json_schema={"type": "object"})))
+    shown.append((tuple(client.last_usage), client.last_notes))
+    try:
+        client.chat(OTHER, max_tokens=5)
+    except llm.ModelError as err:
+        shown.append(f"{type(err).__name__}: {err}")
+    shown.append(client.models())
+    return shown
+
+
+def recorded(path):
+    inner = Counting(["2,5 jours par mois.", {"text": "O", "logprobs": LOGPROBS}, "Deux jours et demi.",
+                      '{"reponse": "Oui", "phrases": [1]}', llm.ModelTimeout("no answer within 120 s")])
+    return replay.RecordingClient(inner, path)
+
+
+def test_a_recorded_run_replays_exactly(tmp_path):
+    path = tmp_path / "03_answers_with_sources.jsonl"
+    live = a_run(recorded(path))
+    again = a_run(llm.ReplayClient(path))
+    assert again == live
+    assert live[0].reused_tokens == 7 and live[1].logprobs == LOGPROBS and live[0].text != live[2].text
+    assert live[5] == "ModelTimeout: no answer within 120 s" and live[4][0][2:] == (5, 2.5)
+
+
+def test_a_call_it_did_not_record_is_refused_by_name(tmp_path):
+    path = tmp_path / "03_answers_with_sources.jsonl"
+    a_run(recorded(path))
+    replayed = llm.ReplayClient(path)
+    with pytest.raises(llm.NotRecorded, match=r"03_answers_with_sources\.jsonl holds no reply for this call \(chat, "
+                                              r"[0-9]+-char prompt beginning « Voici des extraits du livret"):
+        replayed.chat(ASK, max_tokens=41)  # one knob turned: another request
+    with pytest.raises(llm.NotRecorded, match="stream"):
+        list(replayed.stream(OTHER, max_tokens=60))  # the schema left out
+    with pytest.raises(llm.NotRecorded, match="re-record"):
+        replayed.chat(ASK, max_tokens=40, temperature=0.5)
+
+
+def test_the_key_is_the_whole_request(tmp_path):
+    base = replay.request_key("chat", ASK, max_tokens=40)
+    assert base == replay.request_key("chat", [dict(m) for m in ASK], max_tokens=40, temperature=0, seed=0)
+    for other in (dict(max_tokens=41), dict(max_tokens=40, seed=1), dict(max_tokens=40, logprobs=1),
+                  dict(max_tokens=40, json_schema={"type": "object"}), dict(max_tokens=40, temperature=0.1)):
+        assert replay.request_key("chat", ASK, **other) != base
+    assert replay.request_key("stream", ASK, max_tokens=40) != base
+
+
+def test_no_replay_file_and_a_damaged_one_are_named(tmp_path):
+    with pytest.raises(llm.NotRecorded, match="no replay file .*RUNGS_REPLAY=record"):
+        llm.ReplayClient(tmp_path / "absent.jsonl")
+    damaged = tmp_path / "damaged.jsonl"
+    damaged.write_text('{"key": "k", "reply": {}}\nnot json\n')
+    with pytest.raises(llm.BadResponse, match="line 2 of the replay file damaged.jsonl"):
+        llm.ReplayClient(damaged)
+
+
+def test_a_recording_is_written_anew_by_each_run(tmp_path):
+    path = tmp_path / "n.jsonl"
+    a_run(recorded(path))
+    a_run(recorded(path))
+    assert len(path.read_text().splitlines()) == 6  # one run's six calls, not twelve
+    assert all(json.loads(line)["call"] for line in path.read_text().splitlines())
+
+
+def test_the_default_client_honours_one_setting(tmp_path, monkeypatch):
+    monkeypatch.setattr(model_client, "_DEFAULT", {})
+    monkeypatch.setattr(replay, "_NOTEBOOK", [])
+    path = tmp_path / "04_typed_decisions.jsonl"
+    a_run(recorded(path))
+    monkeypatch.setenv("RUNGS_REPLAY", "replay")
+    with pytest.raises(BadSetting, match=r"which notebook.*default_client\(notebook="):
+        llm.default_client()
+    monkeypatch.setattr(replay.paths, "replays", lambda: tmp_path)  # notebooks/replays/, here
+    client = llm.default_client(notebook="04_typed_decisions")
+    assert isinstance(client, llm.ReplayClient) and client.path == path and llm.default_client() is client
+    assert client.chat(ASK, max_tokens=40).text == "2,5 jours par mois."
+    monkeypatch.setenv("RUNGS_REPLAY_FILE", str(tmp_path / "elsewhere.jsonl"))
+    with pytest.raises(llm.NotRecorded, match="elsewhere.jsonl"):
+        llm.default_client()
+    monkeypatch.setenv("RUNGS_REPLAY", "record")
+    recording = llm.default_client()
+    assert isinstance(recording, llm.RecordingClient) and isinstance(recording.inner, llm.Client)
+    monkeypatch.setenv("RUNGS_REPLAY", "sometimes")
+    with pytest.raises(BadSetting, match="RUNGS_REPLAY='sometimes' is not one of off, replay, record"):
+        llm.default_client()
+    monkeypatch.delenv("RUNGS_REPLAY")
+    assert isinstance(llm.default_client(), llm.Client)
+
+
+@pytest.mark.parametrize("name", ["../03", "03/x", "", ".hidden", 3, "a" * 200])
+def test_a_notebook_name_that_is_not_one_is_refused(name):
+    with pytest.raises(BadArgument, match="notebook"):
+        llm.default_client(notebook=name)
