@@ -48,6 +48,9 @@ from rungs.lab import answers, tuning  # noqa: E402
 from rungs.lab import metrics as evaluate  # noqa: E402
 from rungs.lab.handbook import load_pages, load_questions  # noqa: E402
 
+sys.path.insert(0, str(HERE))
+from bench_modes import halves  # noqa: E402  (the same two halves as N3's modes: seed 0, every question)
+
 LOG = HERE / "results" / "abstain.jsonl"
 SUMMARY = HERE / "results" / "abstain.json"
 SYSTEMS = ("pointing-lead", "free", "pointing-lead-norule", "free-norule", "oracle-pointing-lead", "oracle-free",
@@ -61,11 +64,6 @@ CLOSED_BOOK = ("Question d'un salarié de l'entreprise : {question}\n\nRéponds 
 #: The thresholds the protocol may choose among (0: the gate off — every P(yes) is at least 0).
 THRESHOLDS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 GOAL = {"right": 0.75, "idk_unanswerable": 0.75, "wrong_idk": 0.10, "citation_precision": 0.90, "unsupported_shown": 0}
-
-
-def halves(questions):
-    decide, report = tuning.halves(questions, seed=0, answerable_only=False)
-    return [q["id"] for q in decide], [q["id"] for q in report]
 
 
 def stored(path=LOG) -> dict:
@@ -172,11 +170,19 @@ def run(systems, *, half="all", limit=None, collection="handbook") -> None:
                       f"{r['cost']['seconds']:.1f} s, ~{left / 60:.0f} min left", flush=True)
 
 
+def interleaved(questions: list[dict]) -> list[dict]:
+    """Answerable and unanswerable questions in proportion, in file order within each kind: any prefix
+    (``--limit``) keeps the kinds' shares, so a run cut short is still a fair sample of both."""
+    kinds = [[q for q in questions if (q["kind"] == "unanswerable") == u] for u in (False, True)]
+    place = lambda i, n: (i + 0.5) / n  # each question at the middle of its share of the run
+    return [q for _, _, q in sorted((place(i, len(k)), q["id"], q) for k in kinds for i, q in enumerate(k))]
+
+
 def run_folder(systems, *, limit=None) -> None:
     """The folder's questions, every one (the folder is not tuned on: it is reported, never decided on)."""
     from rungs.model import default_client
 
-    questions = load_questions(FOLDER / "questions.jsonl")[:limit]
+    questions = interleaved(load_questions(FOLDER / "questions.jsonl"))[:limit]
     reader_for, client, done = _folder_readers(), default_client(), stored(FOLDER_LOG)
     with FOLDER_LOG.open("a", encoding="utf-8") as log:
         for system in systems:
@@ -259,6 +265,14 @@ def threshold_table(marks, questions, system="pointing-lead") -> list[dict]:
 
 
 def summarise() -> dict:
+    """The summary of the stored runs, written to results/abstain.json."""
+    out = summary()
+    SUMMARY.write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return out
+
+
+def summary() -> dict:
+    """Every mark, measure, choice and paired test, computed from the stored runs alone (no model)."""
     import bench_modes
 
     questions = load_questions()
@@ -271,10 +285,11 @@ def summarise() -> dict:
     if complete:  # the protocol needs every question of the deciding half, in both modes
         out["choice"] = choose(marks, questions)
         best = out["choice"]["best"]
-        name = f"{best['system']}, gate {best['gate']:.1f}"
-        marks[name] = {q: gated(m, best["gate"]) for q, m in marks[best["system"]].items()}
-        for t in (0.3, 0.5):  # the gate at two fixed thresholds, to show what it does (not chosen by them)
-            for s in [c for c in CHOICES if c in marks]:
+        name = best["system"] if best["gate"] == 0.0 else f"{best['system']}, gate {best['gate']:.1f}"
+        marks.setdefault(name, {q: gated(m, best["gate"]) for q, m in marks[best["system"]].items()})
+        runner_up = out["choice"]["sweep_best"]["gate"]  # the sweep's favourite, shown: the test kept the default
+        for t in sorted({0.3, 0.5, runner_up} - {0.0}):  # the gate at fixed thresholds, to show what it does
+            for s in [c for c in CHOICES if c in marks and all(q in marks[c] for q in decide)]:
                 marks.setdefault(f"{s}, gate {t:.1f}", {q: gated(m, t) for q, m in marks[s].items()})
         out["thresholds"] = {s: threshold_table(marks, questions, s) for s in CHOICES if s in marks}
         out["chosen"] = name
@@ -286,8 +301,116 @@ def summarise() -> dict:
         if base is not None and system != "pointing-lead":
             out["paired"][system] = {half: bench_modes.paired(base, m, ids)
                                      for half, ids in (("decide", decide), ("report", report), ("all", decide + report))}
-    SUMMARY.write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    return out
+    out["folder"] = summarise_folder()
+    return json.loads(json.dumps(out, ensure_ascii=False))  # as the file holds it (tuples become lists)
+
+
+def summarise_folder() -> dict:
+    """The folder's questions, marked per system: reported only (nothing was chosen on them)."""
+    import bench_modes
+
+    if not FOLDER_LOG.exists():
+        return {}
+    questions = load_questions(FOLDER / "questions.jsonl")
+    marks = marks_of(stored(FOLDER_LOG), questions)
+    return {system: bench_modes.measures(list(m.values())) for system, m in marks.items()}
+
+
+#: The rows of the README's tables: the measure, its label, and whether it is a share (with a Wilson interval).
+ROWS = (("right", "right (all)", "n"), ("right_answerable", "right, answerable", "answerable"),
+        ("idk_unanswerable", "« je ne sais pas », unanswerable", "unanswerable"),
+        ("wrong_idk", "wrong « je ne sais pas » (answerable)", "answerable"),
+        ("citation_precision", "citation precision (answerable, cited)", None),
+        ("unsupported_shown", "answers shown with an unsupported figure", None),
+        ("seconds_median", "seconds per answer (median)", None))
+
+
+def _share(m: dict, key: str, base: str | None, counts: dict) -> str:
+    """A share with its 95 % Wilson interval where its denominator is a count of questions; « — » when undefined."""
+    from rungs.lab.abstention import wilson
+
+    v = m.get(key)
+    if v is None:
+        return "—"
+    if key == "unsupported_shown":
+        return str(v)
+    if key == "seconds_median":
+        return f"{v:.1f}"
+    if base is None:
+        return f"{v:.3f}"
+    n = counts[base]
+    lo, hi = wilson(round(v * n), n)
+    return f"{v:.3f} [{lo:.2f}, {hi:.2f}]"
+
+
+def table(systems: dict, names: list[str], counts: dict) -> list[str]:
+    lines = ["| | " + " | ".join(names) + " |", "| --- |" + " ---: |" * len(names)]
+    for key, label, base in ROWS:
+        lines.append(f"| {label} | " + " | ".join(_share(systems[n], key, base, counts[n]) for n in names) + " |")
+    return lines
+
+
+def readme(out: dict) -> str:
+    """Both halves' tables: the deciding half (the choice), then the reporting half (the choice reported once)."""
+    return tables(out, "decide") + "\n" + tables(out, "report")
+
+
+def tables(out: dict, half: str = "decide") -> str:
+    """The markdown of benchmarks/README.md's « Knowing when not to answer », from results/abstain.json only."""
+    questions = {q["id"]: q for q in load_questions()}
+    decide, report = halves(list(questions.values()))
+    ids = {"decide": decide, "report": report, "all": decide + report}[half]
+    kinds = lambda names_: {n: {"n": out["systems"][n][half]["n"],
+                                "answerable": sum(1 for q in ids if questions[q]["kind"] != "unanswerable"),
+                                "unanswerable": sum(1 for q in ids if questions[q]["kind"] == "unanswerable")}
+                            for n in names_}
+    run = [n for n in ("closed-book", "oracle-pointing-lead", "pointing-lead", "free", "pointing-lead-norule")
+           if out["systems"].get(n, {}).get(half, {}).get("n") == len(ids)]
+    gated = [n for n in out["systems"] if ", gate " in n and n.split(",")[0] in run]
+    lines = [f"\n**{half} half, {len(ids)} questions** (every system on every question; 95 % Wilson intervals)\n"]
+    lines += table({n: out["systems"][n][half] for n in run + gated}, run + gated, kinds(run + gated))
+    if "choice" in out and half == "decide":
+        c = out["choice"]
+        lines += ["", f"The protocol (`tuning.choose`, cross-validated on the deciding half, the default kept unless a "
+                      f"gain passes the corrected test) chose **{c['best']['system']}, gate {c['best']['gate']:.1f}** "
+                      f"({'the default kept' if c['kept_default'] else 'a change from the default'}; the sweep's best "
+                      f"was {c['sweep_best']['system']}, gate {c['sweep_best']['gate']:.1f})."]
+    # Paired tables for the other mode, the sweep's favourite and the choice only: the rest are in the table above.
+    shown = {"free", "closed-book", "oracle-pointing-lead"}
+    if "choice" in out:
+        sweep_best = out["choice"]["sweep_best"]
+        shown |= {out["chosen"], f"{sweep_best['system']}, gate {sweep_best['gate']:.1f}"}
+    for name, halves_ in out["paired"].items():
+        tests = halves_.get(half) or {}
+        if name not in shown or name.split(",")[0] not in run or not tests:
+            continue
+        lines += [f"\n{name} − pointing-lead, paired, question by question (Holm over the {len(tests)} measures):\n",
+                  "| measure | questions | difference | 95 % interval | p | p (Holm) | up / down |",
+                  "| --- | ---: | ---: | --- | ---: | ---: | ---: |"]
+        for key, t in tests.items():
+            p = "< 0.001" if t["p"] < 0.001 else f"{t['p']:.3f}"
+            ph = "< 0.001" if t["p_holm"] < 0.001 else f"{t['p_holm']:.3f}"
+            label = dict((k, lab) for k, lab, _ in ROWS).get(key, key)
+            lines.append(f"| {label} | {t['questions']} | {t['diff']:+.3f} | "
+                         f"[{t['ci95'][0]:+.3f}, {t['ci95'][1]:+.3f}] | {p} | {ph} | {t['improved']} / {t['degraded']} |")
+    for system, rows in out.get("thresholds", {}).items():
+        if system not in run:
+            continue
+        lines += [f"\nThe gate on {system}'s passages: « answerable » said when P(yes) ≥ threshold "
+                  f"(all {out['complete'][system]} stored answers)\n",
+                  "| threshold | passes | precision | recall |", "| ---: | ---: | ---: | ---: |"]
+        lines += [f"| {r['threshold']:.1f} | {r['passes']} | "
+                  + " | ".join("—" if r[k] is None else f"{r[k]:.3f}" for k in ("precision", "recall")) + " |"
+                  for r in rows]
+    if out.get("folder"):
+        folder = load_questions(FOLDER / "questions.jsonl")
+        names = list(out["folder"])
+        counts = {n: {"n": out["folder"][n]["n"],
+                      "answerable": sum(1 for q in folder if q["kind"] != "unanswerable"),
+                      "unanswerable": sum(1 for q in folder if q["kind"] == "unanswerable")} for n in names}
+        lines += [f"\n**benchmarks/folder, {len(folder)} questions** (`python -m rungs ask`'s reader, the gate at 0; "
+                  "reported only, nothing chosen on it)\n"] + table(out["folder"], names, counts)
+    return "\n".join(lines)
 
 
 def main(argv=None) -> int:
@@ -305,9 +428,7 @@ def main(argv=None) -> int:
         print(json.dumps({k: out[k] for k in ("halves", "choice") if k in out}, indent=1, ensure_ascii=False,
                          default=str)[:4000])
     else:
-        import bench_modes
-
-        print(bench_modes.markdown(json.loads(SUMMARY.read_text(encoding="utf-8"))))
+        print(readme(json.loads(SUMMARY.read_text(encoding="utf-8"))))
     return 0
 
 

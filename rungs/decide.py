@@ -85,12 +85,20 @@ class Decision:
     notes: tuple[str, ...] = ()
 
     def __str__(self) -> str:
-        lines = [f"{qid}: {answer}" for qid, answer in self.answers.items()]
+        lines = [f"{qid}: {_said(answer)}" for qid, answer in self.answers.items()]
         return "\n".join(lines + [f"note: {n}" for n in self.notes] +
                          [f"{self.backend} backend{', repaired once' if self.repaired else ''} · {self.cost}"])
 
     def _repr_pretty_(self, printer, cycle) -> None:  # IPython shows this, not the dataclass repr
         printer.text(str(self))
+
+
+def _said(answer: dict) -> str:
+    """One answer on one line, its numbers to 3 places: « noul p 0.845 », « choice conges (conges 0.700, …) »."""
+    def fmt(v):
+        return f"{v:.3f}" if isinstance(v, float) else (
+            "{" + ", ".join(f"{k} {fmt(x)}" for k, x in v.items()) + "}" if isinstance(v, dict) else str(v))
+    return " · ".join(f"{k} {fmt(v)}" for k, v in answer.items() if v is not None)
 
 
 def _notes_of(result) -> list[str]:

@@ -186,6 +186,39 @@ def test_ask_says_je_ne_sais_pas_and_refuses_an_invented_source(indexed, capsys,
     assert code == 1 and err.startswith("error: no answer shown (refused): the answer cites ['secret.pdf#1'], never sent")
 
 
+def _gate_reply(yes: float) -> dict:
+    """The gate's one-token reply, its log-probabilities as the server returns them."""
+    import math
+    top = {"Oui": math.log(yes), "Non": math.log(1 - yes)}
+    return {"text": "Oui", "logprobs": [{"token": "Oui", "logprob": top["Oui"], "top": top}]}
+
+
+def test_ask_gate_prints_its_probability_and_below_its_threshold_does_not_ask(indexed, capsys, monkeypatch):
+    question = "Que faire d'un badge perdu ?"
+    monkeypatch.setenv("RUNGS_SCRIPTED_REPLIES", json.dumps([_gate_reply(0.2)]))
+    code, out, err = run(capsys, "ask", question, "--index", str(indexed), "--rung", "bm25", "--gate", "0.5")
+    assert code == 0, err
+    assert "answer:   je ne sais pas" in out.lower()
+    assert "gate:     P(the passages answer the question) = 0.20, threshold 0.50: below it: the answer was not asked for" in out
+    assert "why:      the gate: P(the extracts answer the question) = 0.20" in out and "checked:" not in out
+    assert "1 call ·" in out  # the gate's call only: the answer's was never made
+    # Above the threshold the answer is asked for, over the same prompt start; « off » is no gate at all.
+    from rungs.yours.index import open_index
+    sent = open_index(indexed).retriever("bm25").search(question, limit=1, level="passage")[0].id
+    monkeypatch.setenv("RUNGS_SCRIPTED_REPLIES", json.dumps([_gate_reply(0.9), json.dumps({"answer": "Le signaler.",
+                                                                                          "sources": [sent]})]))
+    code, out, err = run(capsys, "ask", question, "--index", str(indexed), "--rung", "bm25", "--mode", "free",
+                         "--passages", "1", "--gate", "0.5")
+    assert code == 0 and "= 0.90, threshold 0.50: the answer was asked for" in out and "2 calls ·" in out
+    monkeypatch.setenv("RUNGS_SCRIPTED_REPLIES", json.dumps([json.dumps({"answer": "Le signaler.", "sources": [sent]})]))
+    code, out, err = run(capsys, "ask", question, "--index", str(indexed), "--rung", "bm25", "--mode", "free",
+                         "--passages", "1", "--gate", "off")
+    assert code == 0 and "gate:" not in out and "1 call ·" in out
+    for bad in ("1.5", "oui", "-0.1"):
+        code, out, err = run(capsys, "ask", question, "--index", str(indexed), "--rung", "bm25", "--gate", bad)
+        assert code == 1 and err.startswith("error: --gate is a probability between 0 and 1, or off") and out == ""
+
+
 @pytest.mark.encoder
 def test_index_with_vectors_then_the_hybrid_default(folder, capsys):
     code, out, _ = run(capsys, "index", str(folder))

@@ -4,6 +4,8 @@ import json
 
 import pytest
 
+from rungs.grounding import Status
+
 from rungs import model as llm
 from rungs.core.errors import BadArgument
 from rungs.core.paths import BadSetting
@@ -127,3 +129,24 @@ def test_the_default_client_honours_one_setting(tmp_path, monkeypatch):
 def test_a_notebook_name_that_is_not_one_is_refused(name):
     with pytest.raises(BadArgument, match="notebook"):
         llm.default_client(notebook=name)
+
+
+def test_a_research_run_replays_with_its_fence_code(tmp_path):
+    # N5 fences its sources with a code that is a hash of the request: a replayed run sends the same prompt and
+    # gets the recorded report back, and a fresh run of the same request draws the same code (deterministic).
+    from rungs import bm25, research
+    from rungs.lab.handbook import load_pages
+
+    pages = load_pages()
+    search = bm25.build_index(pages, stopwords=True)
+    path = tmp_path / "05_research_loop.jsonl"
+    question = "Combien de jours de congés payés ?"
+    inner = Counting(["Vous acquérez 2,5 jours par mois [1].", json.dumps({"questions": ["Combien de RTT ?"]})])
+    live = research.run(question, pages=pages, retriever=search, client=replay.RecordingClient(inner, path))
+    again = research.run(question, pages=pages, retriever=search, client=llm.ReplayClient(path))
+    assert again.text == live.text == "Vous acquérez 2,5 jours par mois [1]."
+    assert again.trace["prompt"] == live.trace["prompt"] and again.trace["follow_ups"] == ["Combien de RTT ?"]
+    fresh = research.run(question, pages=pages, retriever=search, client=llm.ScriptedClient(["Réponse [1]."]))
+    assert fresh.trace["fences"][-1] == live.trace["fences"][-1]
+    unrecorded = research.run("Combien de RTT ?", pages=pages, retriever=search, client=llm.ReplayClient(path))
+    assert unrecorded.status is Status.UNAVAILABLE and "NotRecorded" in repr(unrecorded.trace), unrecorded.trace

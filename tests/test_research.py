@@ -11,6 +11,7 @@ import re
 
 import pytest
 
+from rungs.research import checks
 from rungs import bm25, research
 from rungs.core.errors import BadArgument
 from rungs.core.retrieval import Hit, Retriever
@@ -292,9 +293,15 @@ def test_a_page_imitating_the_fence_cannot_know_the_nonce():
     prompt = client.calls[0]["messages"][0]["content"]
     nonce = prompt.split("<<<SOURCE 1 ")[1].split(">>>")[0]
     assert len(nonce) == 12 and prompt.count(nonce) >= 3
+    # The code is a hash of the request with its code left out: the same request, the same code (a run is
+    # repeatable); another request, another code; no page can hold the hash of a prompt that holds the page.
+    assert nonce == checks.fence_code(prompt.replace(nonce, ""))
     again = ScriptedClient(["Réponse [1].", FOLLOW])
     research.run("Combien de congés ?", pages=PAGES, retriever=search, client=again)
-    assert nonce not in again.calls[0]["messages"][0]["content"]  # a new code for every request
+    assert again.calls[0]["messages"][0]["content"] == prompt
+    other = ScriptedClient(["Réponse [1].", FOLLOW])
+    research.run("Combien de jours de congés ?", pages=PAGES, retriever=search, client=other)
+    assert nonce not in other.calls[0]["messages"][0]["content"]
 
 
 def test_fallback_restarts_without_duplicating_and_leaves_no_half_citation():

@@ -222,7 +222,7 @@ ALL_LEG_COUNT = Exercise(
 sum(bool(keyword.search(q["question"], match="all")) for q in questions
     if any(grade > 0 for grade in q["relevant"].values()))""",
     solution_value=_all_leg_count,
-    wrong_answers=[139, 0, 100],
+    wrong_answers=[185, 0, 100],   # every answerable question, none, a guess
 )
 
 
@@ -234,7 +234,8 @@ def _answer_paraphrase_sent() -> float:
     from ..lab.tuning import halves
 
     pages, questions, _, _, _ = _setup()
-    development, _ = halves(questions)
+    # Section 10's development half: of the questions the answer retriever was chosen on (its chosen_on).
+    development, _ = halves([q for q in questions if not q.get("added")])
     paraphrase = [q for q in development if q["kind"] == "paraphrase"]
     retriever = answer_retriever(pages)
     return evaluate(lambda text: retriever.search(text, limit=4), paraphrase)["answer@4"]
@@ -256,11 +257,11 @@ ANSWER_PARAPHRASE_SENT = Exercise(
     name="answer_paraphrase_sent",
     question="answer@4 of hybrid.answer_retriever(pages) on the development half's paraphrase questions.",
     judge=_judge_answer_paraphrase_sent,
-    hint_text=("development = tuning.halves(questions)[0]; keep q['kind'] == 'paraphrase'; "
+    hint_text=("development = tuning.halves(chosen_on)[0]; keep q['kind'] == 'paraphrase'; "
                "ev.evaluate(lambda t: answers.search(t, limit=4), those)['answer@4']."),
     solution_code="""
 answers = hybrid.answer_retriever(pages)
-development_paraphrase = [q for q in tuning.halves(questions)[0] if q["kind"] == "paraphrase"]
+development_paraphrase = [q for q in tuning.halves(chosen_on)[0] if q["kind"] == "paraphrase"]
 ev.evaluate(lambda t: answers.search(t, limit=4), development_paraphrase)["answer@4"]""",
     solution_value=_answer_paraphrase_sent,
     wrong_answers=[0.0, 1.0],

@@ -1,7 +1,9 @@
-"""Exercises of notebook 03 (answers with sources): pointing, the mark, the three checks, the passage knobs, the decoder.
+"""Exercises of notebook 03 (answers with sources): pointing, the gate's probability, a lead that restates the
+question, the mark, the three checks, the passage knobs, the decoder.
 
-Each check recomputes the truth with ``rungs`` — the prompt's numbered sentences, ``rungs.lab.answers.score_answer``,
-the rung's checks run on a scripted reply, ``rungs.lab.sending`` over the judged questions, the decoder, the
+Each check recomputes the truth with ``rungs`` — the prompt's numbered sentences, the gate's reading of the first
+token (``rungs.grounding.logprobs``), ``rungs.rag.pointing.restates``, ``rungs.lab.answers.score_answer``, the
+rung's checks run on a scripted reply, ``rungs.lab.sending`` over the judged questions, the decoder, the
 benchmark's log — and never calls a model.
 """
 
@@ -11,7 +13,7 @@ import json
 from functools import cache
 from pathlib import Path
 
-from . import AnswerShape, Exercise, as_integer as _integer, as_names as _names
+from . import AnswerShape, Exercise, as_integer as _integer, as_names as _names, as_number as _number
 
 
 # ---------------------------------------------------------------- 1 · which replies does the decoder accept?
@@ -78,10 +80,10 @@ QUESTION_ID, MODEL_ANSWER = "q011", "5 jours par an"
 
 
 @cache
-def _question() -> dict:
+def _question(qid: str = QUESTION_ID) -> dict:
     from ..lab.handbook import load_questions
 
-    return next(q for q in load_questions() if q["id"] == QUESTION_ID)
+    return next(q for q in load_questions() if q["id"] == qid)
 
 
 def _missing() -> list[str]:
@@ -259,6 +261,96 @@ answer = {"answer": "À 21 h.", "quotes": [{"source": "travail-de-nuit", "text":
 )
 
 
+# ---------------------------------------------------------------- the core: the gate's probability, read
+
+#: The first token's most likely tokens, as the gate's call returned them (log-probabilities): « O » begins
+#: « Oui », « N » begins « Non », « Je » begins neither.
+TOP = {"O": -0.22, "N": -1.83, "Oui": -4.6, "Je": -5.3, "Non": -6.1}
+
+
+def _gate_p() -> float:
+    from ..grounding.logprobs import YES_NO, distribution
+
+    return distribution(TOP, {k: list(v) for k, v in YES_NO.items()})[0]["true"]
+
+
+def _judge_gate_p(answer):
+    import math
+
+    p, truth = _number(answer, "a probability"), _gate_p()
+    if abs(p - truth) <= 0.005:
+        return True, ("every token that begins « Oui » counts for yes, every one that begins « Non » for no, and the "
+                      "two are renormalised: « Je » counts for neither, so the shares add up to 1 without it")
+    yes = sum(math.exp(v) for t, v in TOP.items() if "Oui".startswith(t))
+    if abs(p - math.exp(TOP["O"])) <= 0.005:
+        return False, "the token « Oui » counts for yes too: every token that begins the word, « O » and « Oui » alike"
+    if abs(p - yes) <= 0.005:
+        return False, "that is yes's share of everything; the gate renormalises over yes and no only"
+    return False, "add exp(logprob) of the tokens that begin « Oui », the same for « Non », and divide yes by both"
+
+
+GATE_P = Exercise(
+    name="gate_p",
+    question="What P(yes) does the gate read from the first token's log-probabilities TOP?",
+    judge=_judge_gate_p,
+    hint_text=("math.exp turns a log-probability into a probability; « O » and « Oui » begin « Oui », « N » and "
+               "« Non » begin « Non »; divide yes by yes + no."),
+    solution_code="""
+import math
+top = {"O": -0.22, "N": -1.83, "Oui": -4.6, "Je": -5.3, "Non": -6.1}
+yes = sum(math.exp(v) for t, v in top.items() if "Oui".startswith(t))
+no = sum(math.exp(v) for t, v in top.items() if "Non".startswith(t))
+yes / (yes + no)""",
+    solution_value=_gate_p,
+    wrong_answers=[lambda: __import__("math").exp(TOP["O"]), 0.5, 0.17],
+)
+
+
+# ---------------------------------------------------------------- the core: a lead-in that says nothing
+
+RESTATE_QUESTION = "q002"
+LEADS = {"the date": "Avant le 1er mars.",
+         "the question again": "Il faut poser ses congés d'été avant une date.",
+         "no": "Non.",
+         "a wrong season": "Avant la fin de l'hiver.",
+         "its topic": "Les congés d'été."}
+
+
+def _restating() -> list[str]:
+    from ..rag.pointing import restates
+
+    question = _question(RESTATE_QUESTION)["question"]
+    return [name for name, lead in LEADS.items() if restates(lead, question)]
+
+
+def _judge_restates(answer):
+    given, truth = set(_names(answer)), set(_restating())
+    if not given <= set(LEADS):
+        return False, f"{sorted(given - set(LEADS))} are not names of the five leads: {sorted(LEADS)}"
+    if given == truth:
+        return True, ("those say only the question's own words; « Avant la fin de l'hiver. » says new words and is "
+                      "kept — wrong, and no check of provenance can tell")
+    if "a wrong season" in given:
+        return False, "« Avant la fin de l'hiver. » is wrong, but not an echo: it holds words the question does not"
+    if given > truth:
+        return False, "a yes or a no, or a lead with a figure of its own, is an answer: it is never dropped"
+    return False, "some lead holds only the question's words (stop words out, stemmed): call rag.pointing.restates"
+
+
+RESTATES = Exercise(
+    name="restates",
+    question="Which of the five leads does rag.pointing.restates call an echo of q002's question?",
+    judge=_judge_restates,
+    hint_text=("rag.pointing.restates(lead, question) for each lead, with question = by_qid['q002']['question']; "
+               "keep the names of those it returns True for."),
+    solution_code="""
+q = by_qid["q002"]["question"]
+[name for name, lead in leads.items() if rag.pointing.restates(lead, q)]""",
+    solution_value=_restating,
+    wrong_answers=[list(LEADS), ["the question again"], ["the question again", "its topic", "a wrong season"]],
+)
+
+
 CUT = {"max_passages": 4, "max_chars": 400}
 
 
@@ -317,5 +409,5 @@ sum(1 for qid in full if full[qid]["facts_sent"] and not cut[qid]["facts_sent"])
 )
 
 
-EXERCISES = {ex.name: ex for ex in (POINT, MISSING_FACTS, PASSING_QUOTE, CUT_FACTS, ACCEPTED_REPLIES,
-                                    WRONG_BUT_WELL_CITED)}
+EXERCISES = {ex.name: ex for ex in (POINT, GATE_P, RESTATES, MISSING_FACTS, PASSING_QUOTE, CUT_FACTS,
+                                    ACCEPTED_REPLIES, WRONG_BUT_WELL_CITED)}

@@ -1,26 +1,46 @@
-"""Exercises of notebook 05 (the research loop): the citation check as a reader meets it, the gather's share,
-the fusion constant that decides which pages are read.
+"""Exercises of notebook 05 (the research loop): what the reader is shown of a report whose citations were
+forged, the gather's share, the fusion constant that decides which pages are read.
 
-Each check recomputes the truth with ``rungs.research`` (``check_citations``, ``GATHER_SHARE``) or
-``rungs.hybrid.rrf`` (the fusion the loop uses) and never calls a model.
+Each check recomputes the truth with ``rungs.research`` (``research.run`` on a scripted report, its two gates —
+the citation filter, then the sentence gate —; ``GATHER_SHARE``) or ``rungs.hybrid.rrf`` (the fusion the loop
+uses) and never calls a model: the report is written by hand (``ScriptedClient``).
 """
 
 from __future__ import annotations
 
 import math
 import numbers
+from functools import lru_cache
 
 from . import AnswerShape, Exercise
 
-TEXT = "Les RTT non pris sont perdus [1]. Voir [source 2], [1, 7] et [[2]]. Fin [2]."
-ALLOWED = {1, 2}
+#: The report a prop streams: one sentence cites a gathered source, one forges three citations, one cites 1.
+TEXT = "Les RTT non pris sont perdus [1]. Voir [source 2], [1, 7] et [[2]]. Fin [1]."
+QUESTION = "Que deviennent les RTT non pris ?"
+SOURCES = ("rtt", "compte-epargne-temps")  # gathered as sources 1 and 2 (the sentences hold no figure to check)
 TOKENS = 2000
 
 
+@lru_cache(maxsize=1)
 def _checked():
-    from ..research import check_citations
+    """The prop's report run through the loop: (what the reader is shown, the numbers it cites, what the
+    citation filter alone lets through)."""
+    from ..core.retrieval import Hit, Retriever
+    from ..grounding.citations import cited_numbers
+    from ..lab.handbook import load_pages
+    from ..model import ScriptedClient
+    from ..research import check_citations, run
 
-    return check_citations(TEXT, ALLOWED)
+    pages = [p for p in load_pages() if p["id"] in SOURCES]
+
+    class Two(Retriever):  # finds the two sources, in SOURCES' order, for any query
+        name = "two"
+
+        def _search(self, query, limit, knobs):
+            return [Hit(id=pid, score=1.0 / n, parts={"two": 1.0 / n}) for n, pid in enumerate(SOURCES, 1)]
+
+    out = run(QUESTION, pages=pages, retriever=Two(), client=ScriptedClient([TEXT]), follow_ups=False)
+    return out.text, cited_numbers(out.text), check_citations(TEXT, {1, 2})[0]
 
 
 # ---------------------------------------------------------------- 1 · what does the reader see?
@@ -28,37 +48,42 @@ def _checked():
 def _judge_reader(answer):
     if not isinstance(answer, str):
         raise AnswerShape(f"give the text as a string, not {type(answer).__name__} {answer!r}")
-    shown = _checked()[0]
+    shown, _, filtered = _checked()
     if answer == shown:
-        return True, ("[source 2] looks like a citation and [1, 7] names a source never gathered: both go; "
-                      "[[2]] is [2] in extra brackets and stays as [2]; the words around them stay")
+        return True, ("the citation filter removes « [source 2] » and « [1, 7] » (7 was never gathered); the "
+                      "sentence they were removed from is then withheld whole, its « [[2]] » with it; the two "
+                      "sentences around it cite source 1 and are shown")
     if " ".join(answer.split()) == " ".join(shown.split()):
-        return False, "the right words, but not the exact spacing: a removed citation leaves the spaces around it"
-    if "[1, 7]" in answer or "[1]" in answer.replace("[1].", "", 1):
-        return False, "a citation is kept only if every number in it was gathered: 7 was not"
-    if "[source 2]" in answer:
-        return False, "« [source 2] » looks like a citation without being one of the numbered forms: it is removed"
-    if "[[2]]" in answer:
-        return False, "the inner [2] is judged first and kept; the outer brackets then hold nothing of their own"
-    return False, "run research.check_citations(text, {1, 2}) and compare its first element with yours"
+        return False, "the right sentences, but not the exact spacing: shown sentences are joined by one space"
+    if answer == filtered or " ".join(answer.split()) == " ".join(filtered.split()):
+        return False, ("that is what the citation filter lets through, the first gate; the sentence gate then "
+                       "withholds a sentence a citation was removed from")
+    if "[1, 7]" in answer or "[source 2]" in answer or "[[2]]" in answer:
+        return False, ("a citation is kept only if every number in it was gathered, and « [source 2] » is no "
+                       "numbered citation: both are removed, and the sentence that held them is not shown")
+    if "Voir" in answer:
+        return False, "the middle sentence held two forged citations: its other words cannot vouch for it"
+    return False, "run the prop's report through research.run and compare its text with yours"
 
 
 READER_SEES = Exercise(
     name="reader_sees",
-    question="What the reader sees of the exercise's text when sources 1 and 2 were gathered.",
+    question="What the reader is shown of the exercise's report when sources 1 and 2 were gathered.",
     judge=_judge_reader,
-    hint_text=("each bracket is judged when it closes: kept if it holds only numbers that were all gathered, removed "
-               "if it looks like a citation (a digit, « source », « page »), kept as text otherwise."),
+    hint_text=("two gates: each bracket is judged when it closes (kept if it holds only numbers that were all "
+               "gathered, removed if it looks like a citation); then each whole sentence is shown, or withheld "
+               "if a citation was removed from it."),
     solution_code="""
-shown, cited, removed = research.check_citations(text, {1, 2})
-shown   # 'Les RTT non pris sont perdus [1]. Voir ,  et [2]. Fin [2].'""",
+prop = research.run("Que deviennent les RTT non pris ?", pages=pages, retriever=retriever, max_sources=2,
+                    client=ScriptedClient([text]), follow_ups=False)
+prop.text   # 'Les RTT non pris sont perdus [1]. Fin [1].'""",
     solution_value=lambda: _checked()[0],
-    wrong_answers=[TEXT, "Les RTT non pris sont perdus [1]. Voir, et [2]. Fin [2].",
-                   "Les RTT non pris sont perdus [1]. Voir ,  et [[2]]. Fin [2]."],
+    wrong_answers=[TEXT, lambda: _checked()[2], "Les RTT non pris sont perdus [1]. Voir et [2]. Fin [1].",
+                   "Les RTT non pris sont perdus [1].  Fin [1]."],
 )
 
 
-# ---------------------------------------------------------------- 2 · which sources are listed?
+# ---------------------------------------------------------------- 2 · which sources does the answer cite?
 
 def _judge_cited(answer):
     if isinstance(answer, (str, bytes)) or not isinstance(answer, (list, tuple)):
@@ -67,23 +92,25 @@ def _judge_cited(answer):
         raise AnswerShape("every source number must be an integer")
     cited = _checked()[1]
     if list(answer) == cited:
-        return True, "each source once, in the order of its first valid citation; 7 was never gathered, so never listed"
+        return True, ("only what is shown cites: the one valid citation of source 2, « [[2]] », was in the "
+                      "withheld sentence, so source 2 is not cited")
     if 7 in answer:
-        return False, "[1, 7] was removed whole: 7 was never gathered, and a removed citation cites nothing"
-    if sorted(answer) == sorted(cited):
-        return False, "the right sources, in the wrong order: the order is that of their first citation"
-    return False, "each source is listed once, even when it is cited several times"
+        return False, "7 was never gathered: its citation was removed, and a removed citation cites nothing"
+    if 2 in answer:
+        return False, "source 2 was cited only in a sentence that is not shown: a withheld sentence cites nothing"
+    return False, "each source is listed once, in the order of its first citation in the text shown"
 
 
 CITED_NUMBERS = Exercise(
     name="cited_numbers",
-    question="The source numbers the loop lists as cited for the exercise's text.",
+    question="The source numbers the answer cites, for the exercise's report.",
     judge=_judge_cited,
-    hint_text="the second element of research.check_citations(text, {1, 2}).",
+    hint_text="the citations of the text shown — only of the text shown (rungs.grounding.citations.cited_numbers).",
     solution_code="""
-research.check_citations(text, {1, 2})[1]""",
+from rungs.grounding.citations import cited_numbers
+cited_numbers(prop.text)   # prop: the run of the exercise above""",
     solution_value=lambda: _checked()[1],
-    wrong_answers=[[1, 7, 2], [1, 1, 2, 2], [2, 1]],
+    wrong_answers=[[1, 2], [1, 7, 2], [1, 1]],
 )
 
 

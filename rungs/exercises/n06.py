@@ -22,7 +22,9 @@ def _handbook():
 
     pages, questions = load_pages(), load_questions()
     index = build_index(pages)
-    return pages, questions, index, FastBM25.from_index(index)
+    # The lab's choices are made on the questions that were there when they were made (section 2's chosen_on).
+    chosen_on = [q for q in questions if not q.get("added")]
+    return pages, chosen_on, index, FastBM25.from_index(index)
 
 
 # ---------------------------------------------------------------- 1 · average precision by hand
@@ -177,10 +179,10 @@ K1_OUT_OF_FOLD = Exercise(
     question="Run the protocol on k1 alone (b = 0.75, title weight 1, default k1 = 1.2): what out-of-fold MRR gain "
              "does « take the sweep's best k1 » buy?",
     judge=_judge_k1_out_of_fold,
-    hint_text=("tuning.choose({'k1': grid['k1']}, lambda t, k1: run(t, k1=k1, b=0.75, title=1), questions, "
+    hint_text=("tuning.choose({'k1': grid['k1']}, lambda t, k1: run(t, k1=k1, b=0.75, title=1), chosen_on, "
                "default={'k1': 1.2}, metric='MRR', final=False), then its ['cv']['gain']."),
     solution_code="""
-alone = tuning.choose({"k1": grid["k1"]}, lambda t, k1: run(t, k1=k1, b=0.75, title=1), questions,
+alone = tuning.choose({"k1": grid["k1"]}, lambda t, k1: run(t, k1=k1, b=0.75, title=1), chosen_on,
                       default={"k1": 1.2}, metric="MRR", final=False)
 print(alone["sweep_best"], alone["best"], alone["cv"]["p"])
 answer = alone["cv"]["gain"]""",

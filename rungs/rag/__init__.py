@@ -59,14 +59,14 @@ from ..grounding.abstain import NO_ANSWER, is_no_answer
 from ..grounding.answer import AnswerNotGrounded, AnswerUnavailable, QuoteNotFound, UnsupportedFigure
 from ..grounding.replies import UnusableReply
 from .answerers import Rag
-from .answering import DEFAULT_MODE, FENCES, MAX_ATTEMPTS, answer
+from .answering import DEFAULT_GATE, DEFAULT_MODE, FENCES, MAX_ATTEMPTS, answer
 from .build import MAX_CHARS, MAX_PASSAGES, MODES, build_prompt, check_prompt, prepare_passages, schema_for
 from .pointing import MAX_LEAD_CHARS, MAX_SENTENCES, SENTENCES_SENT, anchor, decode_pointing, sentences_for
 from .prompts import (COLLECTION, HANDBOOK, NO_ANSWER_RULE, NO_ANSWER_RULES, PROMPT, PROMPT_POINTING,
                       PROMPT_POINTING_LEAD, PROMPT_QUOTED, PROMPT_REWRITTEN, PROMPTS, repair_message)
 from .read import decode, ground, point
 
-__all__ = ["AnswerNotGrounded", "AnswerUnavailable", "COLLECTION", "DEFAULT_MODE", "FENCES", "HANDBOOK", "MAX_ATTEMPTS",
+__all__ = ["AnswerNotGrounded", "AnswerUnavailable", "COLLECTION", "DEFAULT_GATE", "DEFAULT_MODE", "FENCES", "HANDBOOK", "MAX_ATTEMPTS",
            "MAX_CHARS", "MAX_LEAD_CHARS", "MAX_PASSAGES", "MAX_SENTENCES", "MODES", "NO_ANSWER", "NO_ANSWER_RULE",
            "NO_ANSWER_RULES", "PROMPT", "PROMPTS", "PROMPT_POINTING", "PROMPT_POINTING_LEAD", "PROMPT_QUOTED",
            "PROMPT_REWRITTEN", "QuoteNotFound", "Rag", "SENTENCES_SENT", "UnsupportedFigure", "UnusableReply",

@@ -48,6 +48,10 @@ MAX_ATTEMPTS = 10  # each attempt is one more call, paid in seconds or in money
 # Chosen on the deciding half, where no mode was measurably better, because every sentence it shows is copied
 # from a cited passage and checked by code (benchmarks/README.md, « N3's modes »).
 DEFAULT_MODE = "pointing-lead"
+#: The sufficient-context gate's threshold by default (None: off). Chosen by the protocol — ``tuning.choose`` over
+#: mode × threshold on the deciding half — in benchmarks/bench_abstain.py (benchmarks/README.md, « Knowing when
+#: not to answer »).
+DEFAULT_GATE: float | None = None
 #: What fences a passage in every prompt: a shown answer never holds it (the contract checks).
 FENCES = ("<extrait", "</extrait>")
 
@@ -70,7 +74,7 @@ def _check_knobs(question, mode, attempts, max_tokens, sentences_sent, flags, pr
 def answer(question: str, passages: list[dict], client=None, *, mode: str = DEFAULT_MODE, attempts: int = 2,
            max_passages: int = MAX_PASSAGES, max_chars: int = MAX_CHARS, no_answer_rule: bool = True,
            constrain: bool = True, max_tokens: int = 300, prompt: str | None = None, check_figures: bool = True,
-           sentences_sent: int = SENTENCES_SENT, collection: str | None = None, gate: float | None = None,
+           sentences_sent: int = SENTENCES_SENT, collection: str | None = None, gate: float | None = DEFAULT_GATE,
            on_event=None) -> Answer:
     """Answer ``question`` from ``passages`` (dicts with an id and a text, best first): an ``Answer``.
 

@@ -28,10 +28,23 @@ Cost: linear in the sentence and the sources it cites.
 
 from __future__ import annotations
 
+import hashlib
+
 from ..core.text import tokenise
 from ..grounding import claims, figures
 from ..grounding.answer import Quote
 from ..grounding.citations import cited_numbers, without_citations
+
+
+def fence_code(request: str, nbytes: int = 6) -> str:
+    """The code of one request's fences: the first ``nbytes`` bytes of the SHA-256 of the request — the prompt
+    with its code left out, every source inside it — in hexadecimal.
+
+    No page can know it: to carry the code, a page would have to hold the hash of a text that holds the page
+    itself. And it is deterministic: the same request gets the same code, so a run is repeatable and a
+    replayed run (``RUNGS_REPLAY``) sends the very prompt it recorded.
+    """
+    return hashlib.sha256(request.encode("utf-8")).hexdigest()[:2 * nbytes]
 
 
 def fences(nonce: str) -> tuple[str, ...]:

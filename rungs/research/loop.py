@@ -19,7 +19,7 @@ Bounded by construction, not by advice:
   crowd out the others).
 
 Grounded by properties of the shown text, not by prompt advice: sources are
-numbered and fenced by a per-request random nonce, so a page that imitates a
+numbered and fenced by a per-request code (a hash of the request), so a page that imitates a
 fence or a source number cannot make its text a source; the report reaches the
 reader **a checked sentence at a time** (``rungs.research.report``): a
 citation of anything not gathered is removed — « [9] », « (source 9) »,
@@ -51,7 +51,6 @@ round, one synthesis, one follow-up call: about a minute on 2 cores.
 
 from __future__ import annotations
 
-import secrets
 import time
 
 from ..core.documents import check_documents, page_text
@@ -63,7 +62,7 @@ from ..grounding.replies import NoAnswerObject, extract_answer_object
 from ..hybrid import rrf
 from ..model import ModelError, default_client
 from ..rag import MAX_CHARS
-from .checks import fences
+from .checks import fence_code, fences
 from .prompts import (CONTINUE_PROMPT, CONTINUE_SCHEMA, FOLLOW_PROMPT, FOLLOW_SCHEMA, PLAN_PROMPT, PLAN_SCHEMA,
                       SYNTH_PROMPT, check_synth_prompt, parse_plan)
 from .report import SentenceGate, write
@@ -291,12 +290,17 @@ class Run:
     def synthesize(self, gathered) -> dict:
         """Stream the report from fenced, numbered sources, a checked sentence at a time (``report``)."""
         started = self.ledger.clock()
-        nonce = secrets.token_hex(6)  # unknown to every page: a page cannot close its fence or open another
         numbered = {i: pid for i, pid in enumerate(gathered, start=1)}
         texts = {pid: page_text(self.by_id[pid])[:SOURCE_CHARS] for pid in gathered}
-        blocks = "\n\n".join(f"<<<SOURCE {i} {nonce}>>>\n{texts[pid]}\n<<<FIN {i} {nonce}>>>"
-                             for i, pid in numbered.items())
-        prompt = self.prompt.format(nonce=nonce, sources=blocks, question=self.question)
+
+        def fenced(nonce):
+            blocks = "\n\n".join(f"<<<SOURCE {i} {nonce}>>>\n{texts[pid]}\n<<<FIN {i} {nonce}>>>"
+                                 for i, pid in numbered.items())
+            return self.prompt.format(nonce=nonce, sources=blocks, question=self.question)
+
+        # Unknown to every page (a hash of the prompt that holds it): a page cannot close its fence or open another.
+        nonce = fence_code(fenced(""))
+        prompt = fenced(nonce)
         self.trace.update(numbered=numbered, fences=fences(nonce), prompt=prompt)
         self.status("answering", f"{len(numbered)} sources, fence code {nonce[:4]}…")
         report = write(self.chain, prompt, lambda emit: SentenceGate(

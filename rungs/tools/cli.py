@@ -156,6 +156,32 @@ def _ask_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--mode", choices=MODES, default=DEFAULT_MODE, help=f"default {DEFAULT_MODE}: a few words, then "
                    "the sentences that say them; pointing: only sentences; quoted: the model writes and quotes; "
                    "free: it writes and cites ids")
+    p.add_argument("--gate", default=None, metavar="P",
+                   help="the sufficient-context gate: first ask whether the passages answer at all, and below this "
+                   f"P(yes) say « je ne sais pas » without asking for the answer; 0–1, or off (default {_gate_said()})")
+
+
+def _gate_said() -> str:
+    from ..rag import DEFAULT_GATE
+
+    return "off" if DEFAULT_GATE is None else f"{DEFAULT_GATE:g}, chosen by the protocol: benchmarks/README.md"
+
+
+def _gate(value: str | None) -> float | None:
+    """--gate as rag.answer takes it: a threshold in [0, 1], None when off; rag's default when not given."""
+    from ..rag import DEFAULT_GATE
+
+    if value is None:
+        return DEFAULT_GATE
+    if value.strip().lower() == "off":
+        return None
+    try:
+        threshold = float(value)
+    except ValueError:
+        threshold = -1.0
+    if not 0.0 <= threshold <= 1.0:
+        raise RungsError(f"--gate is a probability between 0 and 1, or off, not {value!r}")
+    return threshold
 
 
 def _knobs(args) -> tuple[dict, dict]:
@@ -273,7 +299,7 @@ def _reader(args, store, on_event):
     meta = retriever.meta
     document = lambda i: {"id": i, "title": meta[i].get("title") or "", "body": meta[i]["body"]} if i in meta else None
     return rag.Rag(retriever, document, _client(args), passages=args.passages, search={"level": "passage", **knobs},
-                   mode=args.mode, collection=f"des documents du dossier « {_shown(Path(store.folder.name))} »", on_event=on_event)
+                   mode=args.mode, gate=_gate(args.gate), collection=f"des documents du dossier « {_shown(Path(store.folder.name))} »", on_event=on_event)
 
 
 def ask(args) -> int:
@@ -326,6 +352,12 @@ def _print_answer(answer, store, args, streamed: bool) -> None:
     if answer.cited and not answer.quotes:  # the free mode cites ids only
         print("sources:\n" + "\n".join(f"  - {_where(hits[s])}  ({hits[s].title})  {_link(store, hits[s])}"
                                         for s in answer.cited))
+    gate = answer.trace.get("gate")
+    if gate and gate.get("p") is not None:  # the gate's decision, whichever way it went
+        went = "the answer was asked for" if gate["p"] >= gate["threshold"] else "below it: the answer was not asked for"
+        print(f"gate:     P(the passages answer the question) = {gate['p']:.2f}, threshold {gate['threshold']:.2f}: {went}")
+    if not answer.answered and answer.reason:
+        print(f"why:      {answer.reason}")
     for note in answer.notes:
         print(f"note:     {note}")
     if answer.answered:
