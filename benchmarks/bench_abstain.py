@@ -49,7 +49,7 @@ from rungs.lab import metrics as evaluate  # noqa: E402
 from rungs.lab.handbook import load_pages, load_questions  # noqa: E402
 
 sys.path.insert(0, str(HERE))
-from bench_modes import halves  # noqa: E402  (the same two halves as N3's modes: seed 0, every question)
+from bench_modes import halves, paired_table  # noqa: E402  (the same two halves as N3's modes: seed 0, every question)
 
 LOG = HERE / "results" / "abstain.jsonl"
 SUMMARY = HERE / "results" / "abstain.json"
@@ -384,15 +384,7 @@ def tables(out: dict, half: str = "decide") -> str:
         tests = halves_.get(half) or {}
         if name not in shown or name.split(",")[0] not in run or not tests:
             continue
-        lines += [f"\n{name} − pointing-lead, paired, question by question (Holm over the {len(tests)} measures):\n",
-                  "| measure | questions | difference | 95 % interval | p | p (Holm) | up / down |",
-                  "| --- | ---: | ---: | --- | ---: | ---: | ---: |"]
-        for key, t in tests.items():
-            p = "< 0.001" if t["p"] < 0.001 else f"{t['p']:.3f}"
-            ph = "< 0.001" if t["p_holm"] < 0.001 else f"{t['p_holm']:.3f}"
-            label = dict((k, lab) for k, lab, _ in ROWS).get(key, key)
-            lines.append(f"| {label} | {t['questions']} | {t['diff']:+.3f} | "
-                         f"[{t['ci95'][0]:+.3f}, {t['ci95'][1]:+.3f}] | {p} | {ph} | {t['improved']} / {t['degraded']} |")
+        lines += paired_table(f"{name} − pointing-lead", tests, {k: label for k, label, _ in ROWS})
     for system, rows in out.get("thresholds", {}).items():
         if system not in run:
             continue

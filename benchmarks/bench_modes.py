@@ -206,6 +206,19 @@ LABELS = {"right": "right (all)", "right_answerable": "right, answerable", "idk_
           "seconds_median": "seconds per answer (median)", "tokens_in": "tokens in (mean)", "tokens_out": "tokens out (mean)"}
 
 
+def paired_table(title: str, tests: dict, labels: dict) -> list[str]:
+    """One family of paired tests as markdown rows (``paired``'s output), under its title."""
+    p = lambda v: "< 0.001" if v < 0.001 else f"{v:.3f}"
+    lines = [f"\n{title}, paired, question by question (Holm over the {len(tests)} measures):\n",
+             "| measure | questions | difference | 95 % interval | p | p (Holm) | up / down |",
+             "| --- | ---: | ---: | --- | ---: | ---: | ---: |"]
+    for key, t in tests.items():
+        lines.append(f"| {labels.get(key, key)} | {t['questions']} | {t['diff']:+.3f} | "
+                     f"[{t['ci95'][0]:+.3f}, {t['ci95'][1]:+.3f}] | {p(t['p'])} | {p(t['p_holm'])} | "
+                     f"{t['improved']} / {t['degraded']} |")
+    return lines
+
+
 def markdown(out) -> str:
     """The tables of benchmarks/README.md, written from the summary (so every number there comes from it)."""
     fmt = lambda v: "—" if v is None else (f"{v:.3f}" if isinstance(v, float) and v <= 1.5 else
@@ -222,14 +235,7 @@ def markdown(out) -> str:
             tests = halves_[half]
             if not tests:
                 continue
-            lines += [f"\n{name} − free, paired, question by question (Holm over the {len(tests)} measures):\n",
-                      "| measure | questions | difference | 95 % interval | p | p (Holm) | up / down |",
-                      "| --- | ---: | ---: | --- | ---: | ---: | ---: |"]
-            for key, t in tests.items():
-                p = "< 0.001" if t["p"] < 0.001 else f"{t['p']:.3f}"
-                ph = "< 0.001" if t["p_holm"] < 0.001 else f"{t['p_holm']:.3f}"
-                lines.append(f"| {LABELS.get(key, key)} | {t['questions']} | {t['diff']:+.3f} | "
-                             f"[{t['ci95'][0]:+.3f}, {t['ci95'][1]:+.3f}] | {p} | {ph} | {t['improved']} / {t['degraded']} |")
+            lines += paired_table(f"{name} − free", tests, LABELS)
     if out.get("cost_same_questions"):
         cost = out["cost_same_questions"]
         lines += [f"\n**cost on the same questions, the same machine, the same afternoon** (free-now's "
