@@ -116,6 +116,10 @@ def ask(system, q, retriever, by_id, client):
 FOLDER = HERE / "folder"
 FOLDER_LOG = HERE / "results" / "abstain_folder.jsonl"
 FOLDER_SUMMARY = HERE / "results" / "abstain_folder.json"
+#: A blind second reading of pointing-lead's folder answers: a careful reader who wrote neither the questions
+#: nor the mark, reading each answer against the files (RIGHT, PARTLY, WRONG, IDK_OK, IDK_WRONG,
+#: ANSWERED_UNANSWERABLE, a reason each).
+FOLDER_BLIND = HERE / "results" / "abstain_folder_blind.jsonl"
 #: Where the folder is indexed for this benchmark: a cache of this machine, never the folder itself.
 FOLDER_INDEX = Path.home() / ".cache" / "rungs" / "bench" / "folder-index.sqlite"
 
@@ -252,6 +256,16 @@ def choose(marks, questions) -> dict:
         "sweep": out["sweep"].to_dict("records")}
 
 
+def gate_auc(marks: dict) -> float | None:
+    """How well P(yes) orders answerable above unanswerable questions: the chance that an answerable one drawn
+    at random gets a higher P(yes) than an unanswerable one (ties count half; 0.5 is chance, 1 a perfect order)."""
+    yes = [m["p"] for m in marks.values() if m["p"] is not None and m["answerable"]]
+    no = [m["p"] for m in marks.values() if m["p"] is not None and not m["answerable"]]
+    if not (yes and no):
+        return None
+    return sum((a > b) + 0.5 * (a == b) for a in yes for b in no) / (len(yes) * len(no))
+
+
 def threshold_table(marks, questions, system="pointing-lead") -> list[dict]:
     """Precision and recall of « answerable » at each threshold of P(yes), from stored probabilities."""
     rows = []
@@ -288,10 +302,12 @@ def summary() -> dict:
         name = best["system"] if best["gate"] == 0.0 else f"{best['system']}, gate {best['gate']:.1f}"
         marks.setdefault(name, {q: gated(m, best["gate"]) for q, m in marks[best["system"]].items()})
         runner_up = out["choice"]["sweep_best"]["gate"]  # the sweep's favourite, shown: the test kept the default
-        for t in sorted({0.3, 0.5, runner_up} - {0.0}):  # the gate at fixed thresholds, to show what it does
+        shown_gates = sorted({0.3, 0.5, runner_up} - {0.0})
+        for t in shown_gates:  # the gate at fixed thresholds, to show what it does
             for s in [c for c in CHOICES if c in marks and all(q in marks[c] for q in decide)]:
                 marks.setdefault(f"{s}, gate {t:.1f}", {q: gated(m, t) for q, m in marks[s].items()})
         out["thresholds"] = {s: threshold_table(marks, questions, s) for s in CHOICES if s in marks}
+        out["gate_auc"] = {s: gate_auc(marks[s]) for s in CHOICES if s in marks}
         out["chosen"] = name
     for system, m in marks.items():
         out["systems"][system] = {half: bench_modes.measures([m[q] for q in ids if q in m])
@@ -301,19 +317,55 @@ def summary() -> dict:
         if base is not None and system != "pointing-lead":
             out["paired"][system] = {half: bench_modes.paired(base, m, ids)
                                      for half, ids in (("decide", decide), ("report", report), ("all", decide + report))}
-    out["folder"] = summarise_folder()
+    out["folder"], out["folder_paired"] = summarise_folder(shown_gates if complete else ())
+    out["folder_blind"] = blind_agreement()
     return json.loads(json.dumps(out, ensure_ascii=False))  # as the file holds it (tuples become lists)
 
 
-def summarise_folder() -> dict:
-    """The folder's questions, marked per system: reported only (nothing was chosen on them)."""
+def summarise_folder(gates=()) -> tuple[dict, dict]:
+    """The folder's questions, marked per system, and behind the gate at the handbook's shown thresholds with
+    each one's paired test against the system without it: reported only (nothing is chosen on the folder)."""
     import bench_modes
 
     if not FOLDER_LOG.exists():
-        return {}
+        return {}, {}
     questions = load_questions(FOLDER / "questions.jsonl")
-    marks = marks_of(stored(FOLDER_LOG), questions)
-    return {system: bench_modes.measures(list(m.values())) for system, m in marks.items()}
+    ids = [q["id"] for q in questions]
+    # Only a system that answered every question is a column: a share over another set would not compare.
+    run = {s: m for s, m in marks_of(stored(FOLDER_LOG), questions).items() if len(m) == len(ids)}
+    marks = dict(run)
+    for t in gates:  # thresholds read off the handbook's runs, never off the folder's
+        marks |= {f"{s}, gate {t:.1f}": {q: gated(m, t) for q, m in run[s].items()} for s in run}
+    paired = {name: bench_modes.paired(run[name.split(",")[0]], m, [q for q in ids if q in m])
+              for name, m in marks.items() if name not in run}
+    out = {system: bench_modes.measures(list(m.values())) for system, m in marks.items()}
+    for system in run:  # the gate's separation, as on the handbook: one number a system
+        out[system]["gate_auc"] = gate_auc(run[system])
+    return out, paired
+
+
+def cohen_kappa(a: list[bool], b: list[bool]) -> float:
+    """Agreement of two yes/no readings beyond what their own shares of yes would give by chance."""
+    n = len(a)
+    observed = sum(x == y for x, y in zip(a, b)) / n
+    by_chance = (sum(a) * sum(b) + (n - sum(a)) * (n - sum(b))) / n ** 2
+    return 1.0 if by_chance == 1 else (observed - by_chance) / (1 - by_chance)
+
+
+def blind_agreement(system: str = "pointing-lead") -> dict:
+    """The mark against the blind reader on the folder: right or not, question by question, and Cohen's κ."""
+    if not (FOLDER_BLIND.exists() and FOLDER_LOG.exists()):
+        return {}
+    read = {r["id"]: r["verdict"] for r in map(json.loads, FOLDER_BLIND.read_text(encoding="utf-8").splitlines())}
+    marks = marks_of(stored(FOLDER_LOG), load_questions(FOLDER / "questions.jsonl")).get(system, {})
+    ids = sorted(set(read) & set(marks))
+    mark, human = [bool(marks[q]["correct"]) for q in ids], [read[q] in ("RIGHT", "IDK_OK") for q in ids]
+    n, agree = len(ids), sum(a == b for a, b in zip(mark, human))
+    return {"system": system, "n": n, "agree": agree, "kappa": cohen_kappa(mark, human),
+            "right_by_mark": sum(mark), "right_by_reader": sum(human),
+            "verdicts": {v: sum(1 for q in ids if read[q] == v) for v in sorted(set(read[q] for q in ids))},
+            "disagree": [{"id": q, "mark": "right" if m else "not right", "reader": read[q]}
+                         for q, m, h in zip(ids, mark, human) if m != h]}
 
 
 #: The rows of the README's tables: the measure, its label, and whether it is a share (with a Wilson interval).
@@ -327,7 +379,7 @@ ROWS = (("right", "right (all)", "n"), ("right_answerable", "right, answerable",
 
 def _share(m: dict, key: str, base: str | None, counts: dict) -> str:
     """A share with its 95 % Wilson interval where its denominator is a count of questions; « — » when undefined."""
-    from rungs.lab.abstention import wilson
+    from rungs.lab.metrics import wilson
 
     v = m.get(key)
     if v is None:
@@ -388,20 +440,41 @@ def tables(out: dict, half: str = "decide") -> str:
     for system, rows in out.get("thresholds", {}).items():
         if system not in run:
             continue
+        auc = (out.get("gate_auc") or {}).get(system)
         lines += [f"\nThe gate on {system}'s passages: « answerable » said when P(yes) ≥ threshold "
-                  f"(all {out['complete'][system]} stored answers)\n",
+                  f"(all {out['complete'][system]} stored answers"
+                  + (f"; P(yes) orders an answerable question above an unanswerable one with a chance of "
+                     f"{auc:.2f}, 0.5 being none" if auc is not None else "") + ")\n",
                   "| threshold | passes | precision | recall |", "| ---: | ---: | ---: | ---: |"]
         lines += [f"| {r['threshold']:.1f} | {r['passes']} | "
                   + " | ".join("—" if r[k] is None else f"{r[k]:.3f}" for k in ("precision", "recall")) + " |"
                   for r in rows]
-    if out.get("folder"):
+    if out.get("folder") and half == "report":  # reported once, under the reporting half
         folder = load_questions(FOLDER / "questions.jsonl")
         names = list(out["folder"])
         counts = {n: {"n": out["folder"][n]["n"],
                       "answerable": sum(1 for q in folder if q["kind"] != "unanswerable"),
                       "unanswerable": sum(1 for q in folder if q["kind"] == "unanswerable")} for n in names}
-        lines += [f"\n**benchmarks/folder, {len(folder)} questions** (`python -m rungs ask`'s reader, the gate at 0; "
-                  "reported only, nothing chosen on it)\n"] + table(out["folder"], names, counts)
+        lines += [f"\n**benchmarks/folder, {len(folder)} questions** (`python -m rungs ask`'s reader; the gate at "
+                  "the handbook's thresholds, read from the same stored answers; reported only, nothing chosen on "
+                  "it)\n"] + table(out["folder"], names, counts)
+        aucs = [f"{n} {out['folder'][n]['gate_auc']:.2f}" for n in names if out["folder"][n].get("gate_auc") is not None]
+        if aucs:
+            lines += ["", "On the folder, P(yes) orders an answerable question above an unanswerable one with a chance "
+                          "of " + ", ".join(aucs) + " (0.5 being none)."]
+        if out.get("folder_blind"):
+            b = out["folder_blind"]
+            lines += ["", f"The mark against a blind reading ({b['system']}'s {b['n']} answers read against the files "
+                          f"by a reader who wrote neither the questions nor the mark, `results/abstain_folder_blind.jsonl`): "
+                          f"right or not, the same on {b['agree']} of {b['n']} (Cohen's κ {b['kappa']:.2f}); right "
+                          f"{b['right_by_mark']} by the mark, {b['right_by_reader']} by the reader; the reader's verdicts "
+                          + ", ".join(f"{k} {v}" for k, v in b["verdicts"].items()) + "; where they differ: "
+                          + ", ".join(f"{d['id']} (mark {d['mark']}, reader {d['reader']})" for d in b["disagree"]) + "."]
+        favourite = out.get("choice", {}).get("sweep_best", {})
+        for name, tests in out.get("folder_paired", {}).items():  # the handbook's favourite only, as above
+            if name != f"{favourite.get('system')}, gate {favourite.get('gate', 0):.1f}":
+                continue
+            lines += paired_table(f"folder: {name} − {name.split(',')[0]}", tests, {k: label for k, label, _ in ROWS})
     return "\n".join(lines)
 
 

@@ -144,6 +144,18 @@ def copied(source: Path):
         shutil.rmtree(work, ignore_errors=True)
 
 
+def said_cost(last: str) -> dict:
+    """``ask``'s last line read back: « (… ; 2 calls · 812 prompt tokens (300 reused) · 40 written · 12.3 s,
+    5.1 s before the first sentence) », or « no model call » (the gate alone said no)."""
+    if "no model call" in last:
+        return {"calls": 0, "model_s": 0.0, "first_sentence_s": None}
+    said = re.search(r"(\d+) calls? · .*? · ([\d.]+) s(?:, ([\d.]+) s before the first sentence)?\)$", last)
+    if not said:
+        raise SystemExit(f"ask's last line does not say its cost as Cost prints it: {last[-200:]!r}")
+    return {"calls": int(said.group(1)), "model_s": float(said.group(2)),
+            "first_sentence_s": float(said.group(3)) if said.group(3) else None}
+
+
 def ask_times(code: Path, index_path: Path, qs: list[dict]) -> dict:
     """``python -m rungs ask`` per question in a fresh process: wall, model and first-sentence seconds."""
     env = {**os.environ, "PYTHONPATH": str(code), "XDG_CACHE_HOME": str(index_path.parent / "xdg")}
@@ -155,15 +167,12 @@ def ask_times(code: Path, index_path: Path, qs: list[dict]) -> dict:
         wall = time.perf_counter() - started
         if done.returncode:
             raise SystemExit(f"ask failed on {q['id']}: {done.stderr[-500:]}")
-        # ask's last line: « (… N model call(s), S s, F s before the first sentence) »
-        last = done.stdout.strip().splitlines()[-1]
-        said = re.search(r"(\d+) model call\(s\), ([\d.]+) s(?:, ([\d.]+) s before the first sentence)?", last)
+        said = said_cost(done.stdout.strip().splitlines()[-1])
         answer = next((line[len("answer:"):].strip() for line in done.stdout.splitlines()
                        if line.startswith("answer:")), "")
         rows.append({"id": q["id"], "answerable": bool(q["judgments"]), "wall_s": round(wall, 1),
-                     "model_s": float(said.group(2)), "calls": int(said.group(1)),
-                     "first_sentence_s": float(said.group(3)) if said.group(3) else None, "answer": answer[:200]})
-        print(f"ask {q['id']}: {wall:.1f} s ({said.group(2)} s model)", flush=True)
+                     **said, "answer": answer[:200]})
+        print(f"ask {q['id']}: {wall:.1f} s ({said['model_s']} s model, {said['calls']} call(s))", flush=True)
     walls = [r["wall_s"] for r in rows]
     firsts = [r["first_sentence_s"] for r in rows if r["first_sentence_s"] is not None]
     return {"median_s": round(statistics.median(walls), 1), "max_s": max(walls), "min_s": min(walls),

@@ -35,15 +35,9 @@ sys.path[:0] = [str(HERE.parent), str(HERE.parent / "tests")]
 
 from doubles import coin_toss  # noqa: E402
 from rungs.lab import tuning  # noqa: E402
+from rungs.lab.metrics import wilson  # noqa: E402  (the collection's one interval of a share)
 
 DEFAULT = {"setting": 0}
-
-
-def wilson(k: int, n: int) -> tuple[float, float]:
-    """The 95 % Wilson interval of a rate k / n."""
-    z, p = 1.959964, k / n
-    centre, half = (p + z * z / (2 * n)) / (1 + z * z / n), z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def uncorrected(cv: dict) -> bool:

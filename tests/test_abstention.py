@@ -171,6 +171,21 @@ def test_the_baselines_come_in_order_and_split_the_loss():
     assert [line.split()[-1] for line in said] == ["+0.125", "+0.250", "+0.100"]
 
 
+def test_no_gate_kept_by_the_protocol_is_said_and_the_fixed_gates_are_only_read():
+    kept = summary()
+    kept["chosen"] = "pointing-lead"  # the bench names a gate chosen at 0 by its mode alone
+    kept["choice"] = {**kept["choice"], "best": {"system": "pointing-lead", "gate": 0.0}, "kept_default": True}
+    kept["paired"] = {"pointing-lead, gate 0.5": {"report": {"right": {
+        "diff": -0.1, "ci95": [-0.3, 0.1], "p": 0.5, "p_holm": 0.9, "improved": 1, "degraded": 2, "questions": 10}}}}
+    assert "pointing-lead (no gate)" in abstention.baselines_table(kept, half="report")
+    assert abstention.loss_lines(kept, half="report")[2].endswith("the protocol kept no gate (threshold 0)")
+    lines = abstention.choice_lines(kept)
+    assert "pointing-lead, gate 0.0 (the default kept)" in lines[0]
+    assert lines[2] == "  on the reporting half, once: pointing-lead without a gate, share right 0.600 on 10 questions"
+    assert "(not chosen)" in lines[3] and lines[4].split()[:4] == ["pointing-lead,", "gate", "0.5", "share"]
+    assert "-0.100 [-0.300, +0.100], p Holm 0.900, 1 better / 2 worse of 10" in lines[4]
+
+
 def test_a_gate_chosen_for_another_mode_is_named_not_shown_as_this_ones():
     other = {**summary(), "chosen": "free, gate 0.4"}
     rows = abstention.baselines(other, mode="pointing-lead", half="report")

@@ -45,3 +45,23 @@ def test_the_gate_read_from_a_stored_probability_is_the_gate_the_rung_applies():
     assert closed["abstained"] and not closed["correct"]
     assert bench.gated({**m, "answerable": False, "correct": False}, 0.5)["correct"]
     assert bench.gated({**m, "p": None}, 0.9)["abstained"] is False  # no probability: the gate stands aside
+
+
+def test_cohen_kappa_is_one_for_one_reading_and_zero_for_chance():
+    assert bench.cohen_kappa([True, False, True], [True, False, True]) == 1.0
+    # Two readers who each say yes half the time and agree half the time agree no better than chance.
+    assert bench.cohen_kappa([True, True, False, False], [True, False, True, False]) == 0.0
+    # A worked case: 20 yes-yes, 5 yes-no, 10 no-yes, 15 no-no of 50 gives κ 0.4.
+    a = [True] * 25 + [False] * 25
+    b = [True] * 20 + [False] * 5 + [True] * 10 + [False] * 15
+    assert abs(bench.cohen_kappa(a, b) - 0.4) < 1e-9
+
+
+def test_gate_auc_is_the_chance_an_answerable_question_ranks_above_an_unanswerable_one():
+    m = lambda p, answerable: {"p": p, "answerable": answerable}  # noqa: E731
+    assert bench.gate_auc({1: m(0.9, True), 2: m(0.1, False)}) == 1.0
+    assert bench.gate_auc({1: m(0.1, True), 2: m(0.9, False)}) == 0.0
+    assert bench.gate_auc({1: m(0.5, True), 2: m(0.5, False), 3: m(None, False)}) == 0.5  # a tie counts half
+    # Two answerable (0.8, 0.3) against two not (0.6, 0.2): three of the four pairs in order.
+    assert bench.gate_auc({1: m(0.8, True), 2: m(0.3, True), 3: m(0.6, False), 4: m(0.2, False)}) == 0.75
+    assert bench.gate_auc({1: m(0.8, True)}) is None  # nothing to order against

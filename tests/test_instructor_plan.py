@@ -6,9 +6,9 @@ minutes** » and « **Going further, …: about Y minutes** ». The plans are th
 lines laid end to end, never typed by hand:
 
 - **a 3-hour session** on the cores alone, in the notebooks' order, after an
-  opening quarter of an hour and with one break; a core that would end after
-  the third hour is not cut short: it and every core after it are named as
-  homework (or a second session);
+  opening quarter of an hour and with one break, keeping its last ``SLACK``
+  (20) minutes free; a core that would end in them is not cut short: it and
+  every core after it are named as homework (or a second session);
 - **a full day** (9:00–17:30, a break mid-morning, lunch, a break mid-afternoon):
   every notebook's core, in order, the capstone's last; each core followed by
   its « going further » sections only while every core after it still fits
@@ -41,6 +41,8 @@ BEGIN, END = "<!-- BEGIN lesson_plan", "<!-- END lesson_plan -->"
 
 #: The 3-hour session: its length, the opening (workspaces, JupyterLab), and one break once this much has passed.
 SESSION, OPENING, BREAK, BREAK_AFTER = 180, 15, 10, 80
+#: Minutes the 3-hour plan keeps free at its end (issue 31): a room runs late, and the model's queue with it.
+SLACK = 20
 #: The full day, in minutes after midnight: start, end, the opening, and each pause (not before its time).
 DAY_START, DAY_END, DAY_OPENING = 9 * 60, 17 * 60 + 30, 30
 PAUSES = [(10 * 60 + 30, 15, "break"), (12 * 60, 60, "lunch"), (15 * 60, 15, "break")]
@@ -74,14 +76,15 @@ def three_hours(lessons: dict) -> list[str]:
             _row(0, OPENING, "—", "workspaces (`rungs workshop`), JupyterLab, the first cell", "")]
     at, rested, left = OPENING, False, []
     for name, (core, minutes, _, _) in lessons.items():
-        if not rested and at >= BREAK_AFTER and at + BREAK + minutes <= SESSION:
+        if not rested and at >= BREAK_AFTER and at + BREAK + minutes <= SESSION - SLACK:
             rows.append(_row(at, BREAK, "—", "break", ""))
             at, rested = at + BREAK, True
-        if left or at + minutes > SESSION:
+        if left or at + minutes > SESSION - SLACK:
             left.append(f"`{name}`")  # in order: a core is never taught before the one it follows
             continue
         rows.append(_row(at, minutes, f"`{name}`", core.lower(), f"about {minutes} minutes"))
         at += minutes
+    rows.append(_row(at, SESSION - at, "—", "slack: questions, the model's queue, a late start", ""))
     if left:
         rows.append(f"| after {clock(at)} | {', '.join(left)} | their cores: homework, or a second session | |")
     return rows
@@ -105,6 +108,7 @@ def full_day(lessons: dict) -> list[str]:
                 continue
             rows.append(_row(at, minutes, f"`{name}`", part.lower(), f"about {minutes} minutes"))
             at += minutes
+    rows.append(_row(at, SESSION - at, "—", "slack: questions, the model's queue, a late start", ""))
     if left:
         rows.append(f"| after {clock(at)} | {', '.join(left)} | not in the day | |")
     return rows
@@ -160,7 +164,8 @@ def test_each_lesson_states_the_times_the_plan_is_made_of(path):
     if times is None:
         pytest.skip(f"{path.name} is not restructured yet: its first cell states no core time")
     _, core, _, further = times
-    assert 10 <= core <= 25 and further > 0, f"{path.name}: a core of {core} minutes is not a lesson's core"
+    # Up to 30: a fresh reader took 31 to 34 minutes over the model rungs' cores (tests/test_lessons.py).
+    assert 10 <= core <= 30 and further > 0, f"{path.name}: a core of {core} minutes is not a lesson's core"
 
 
 def test_the_plan_in_the_doc_is_the_one_the_notebooks_state():
@@ -191,7 +196,8 @@ def test_a_core_past_the_third_hour_is_homework_not_squeezed(tmp_path):
     paths = [_lesson(tmp_path, f"0{i}_x", "**Core, sections 1–3: about 20 minutes** **Going further, section 4: about 5 minutes**")
              for i in range(9)]
     rows = three_hours({p.stem: stated(p) for p in paths})
-    assert rows[-1].startswith("| after 2:45 | `07_x`, `08_x` |"), rows[-1]  # 0:15 + 7 × 20 + the break
+    # 0:15 + 6 × 20 + the break ends at 2:25: a seventh core would end in the slack
+    assert rows[-1].startswith("| after 2:25 | `06_x`, `07_x`, `08_x` |"), rows[-1]
     assert sum("break" in r for r in rows) == 1
 
 
@@ -221,3 +227,12 @@ if __name__ == "__main__":
     write()
     print(f"{DOC.relative_to(REPO)}: plan rewritten from {sum(1 for p in LESSONS if stated(p))} sized notebooks",
           file=sys.stderr)
+
+
+def test_the_three_hour_plan_keeps_twenty_minutes_of_slack():
+    # Six cores of 30 minutes: after the opening and the break, five would end at 2:55; four leave the slack.
+    lessons = {f"0{i}_x": ("Core, sections 1–3", 30, "Going further, sections 4–5", 10) for i in range(6)}
+    rows = three_hours(lessons)
+    taught = [r for r in rows if r.startswith("| ") and "`0" in r and "homework" not in r]
+    assert len(taught) == 4, rows
+    assert any("slack" in r for r in rows) and "`04_x`, `05_x`" in rows[-1], rows

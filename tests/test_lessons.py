@@ -57,6 +57,11 @@ MINUTES_AN_EXERCISE = 2.3
 #: A stated time may exceed the estimate by this much (rounding to five minutes, a pause), no more.
 PADDING = 5
 #: The fresh reader's minutes for each core, and the commit of the notebooks they read (issue 31).
+#: A second fresh reader, after the change (issue 31's check), timed the cores of 03–05 on 2026-12-03: the
+#: notebooks as committed in the commit that adds this line, before its fixes to their prose, their opening
+#: cell and the committed model waits included. The estimate came to 22.3, 18.8 and 18.8 minutes: the rates do
+#: not predict this reader, so a stated time may not be more than ``PADDING`` below what a reader measured.
+SECOND_READER_MINUTES = {"03": 34, "04": 32, "05": 31}
 READER_MINUTES = {"00": 22, "01": 24, "01a": 28, "02": 31, "03": 33, "04": 33, "05": 30, "06": 26, "07": 24, "08": 21}
 CALIBRATED_AT = "be15571"
 
@@ -143,10 +148,14 @@ def core_problem(path, all_cells=None) -> str | None:
     if not (core and further):
         return f"{path.name}: the first cell must state the core's and going further's times"
     estimate, stated = minutes(spent(split(path, all_cells)[0])), int(core.group(1))
+    timed = SECOND_READER_MINUTES.get(path.name.split("_")[0])
     if estimate > stated:
         return (f"{path.name}: the core takes a learner about {estimate:.1f} minutes, more than the {stated} stated: "
                 "cut it (move a section to « going further ») rather than restate the time")
-    if stated > estimate + PADDING:
+    if timed and stated < timed - PADDING:  # a measurement beats a model of one
+        return (f"{path.name}: a fresh reader took {timed} minutes over the core, far more than the {stated} stated: "
+                "cut it, or state what was measured")
+    if stated > max(estimate, timed or 0) + PADDING:
         return f"{path.name}: the core takes a learner about {estimate:.1f} minutes, far less than the {stated} stated"
     return None
 
@@ -171,6 +180,24 @@ def test_a_core_longer_than_its_stated_time_is_caught(tmp_path):
     assert core_problem(path, nb) is None
     nb[1]["source"] = ["## 1 · One\n\n" + "mot " * 100]    # 5.2 minutes stated as 20: padded
     assert "far less than the 20 stated" in core_problem(path, nb)
+
+
+def test_a_stated_time_a_fresh_reader_contradicts_is_caught(tmp_path, monkeypatch):
+    # The estimate says 19.6 minutes; a reader who took 40 contradicts « about 20 »: it must say at least 35.
+    path = tmp_path / "09_long.ipynb"
+    nb = [{"cell_type": "markdown", "source": ["**Core, sections 1–2: about 20 minutes** "
+                                               "**Going further, section 3: about 5 minutes**"]},
+          {"cell_type": "markdown", "source": ["## 1 · One\n\n" + "mot " * 2550]},
+          {"cell_type": "code", "source": ['ex["a"].check(answer)'], "outputs": []},
+          {"cell_type": "code", "source": ['ex["b"].check(answer)'], "outputs": []},
+          {"cell_type": "markdown", "source": ["## Going further\n"]}]
+    assert core_problem(path, nb) is None
+    monkeypatch.setitem(SECOND_READER_MINUTES, "09", 40)
+    assert "a fresh reader took 40 minutes" in core_problem(path, nb)
+    nb[0]["source"] = [nb[0]["source"][0].replace("about 20", "about 40")]
+    assert core_problem(path, nb) is None  # the reader's minutes justify it: not padding
+    nb[0]["source"] = [nb[0]["source"][0].replace("about 40", "about 50")]
+    assert "far less than the 50 stated" in core_problem(path, nb)
 
 
 def test_code_outputs_and_figures_are_read():

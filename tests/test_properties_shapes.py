@@ -240,6 +240,8 @@ DOORS = {
     "metrics.paired_test": lambda d: (lambda a=d.draw(SCORES), b=d.draw(SCORES),
                                       t=d.draw(maybe(st.integers(100, 300), EDGES)):
                                       metrics.paired_test(a, b, trials=t), ("a", "b", "same questions", "trials")),
+    "metrics.wilson": lambda d: (lambda k=d.draw(maybe(st.integers(0, 60), EDGES)),
+                                 n=d.draw(maybe(st.integers(1, 60), EDGES)): metrics.wilson(k, n), ("k", "n")),
     "metrics.p_text": lambda d: (lambda p=d.draw(maybe(st.floats(0, 1), EDGES)): metrics.p_text(p), ("p",)),
     "metrics.holm": lambda d: (lambda p=d.draw(SCORES): metrics.holm(p), ("pvalues",)),
     "metrics.holm_across": lambda d: (lambda t=d.draw(maybe(st.dictionaries(st.sampled_from(["MRR", "nDCG"]),
@@ -381,11 +383,12 @@ def _public(module) -> set[str]:
 
 
 #: Where the doors are found: the readers' package (its ``__all__``, and every reader of ``READERS``), every
-#: module of the lab but ``answers`` (the answer half's, with property tests of its own) and ``abstention`` (it
-#: reads one committed summary, refused whole by ``check_summary`` when malformed: tests/test_abstention.py), and
+#: module of the lab but ``answers`` (the answer half's, with property tests of its own) and ``abstention`` with
+#: ``abstention_summary`` (they read one committed summary, refused whole by ``check_summary`` when malformed:
+#: tests/test_abstention.py), and
 #: the display.
 MODULES = [readers, display] + [importlib.import_module(f"rungs.lab.{m.name}") for m in pkgutil.iter_modules(lab.__path__)
-                                if m.name not in ("answers", "abstention")]
+                                if m.name not in ("answers", "abstention", "abstention_summary")]
 
 
 def test_every_public_function_has_a_door():

@@ -20,8 +20,8 @@ merge; shards do not multiply queries per second. A *replica* is a full copy
 of a shard: more replicas multiply the queries per second (each query goes to
 one copy) and survive a machine failing, but do not let a bigger collection
 fit. The room server measured in ``benchmarks/results/room.json`` (one model,
-one request at a time: 4.5, 4.8 and 4.5 answers a minute with 1, 4 and 8
-learners; the median wait 14 s, 48 s, 96 s) is the replica case: its queue grows with the room,
+one request at a time: 5.5, 5.3 and 5.8 answers a minute with 1, 4 and 8
+learners; the median wait 11 s, 45 s, 81 s) is the replica case: its queue grows with the room,
 and only more copies (replicas) shorten it — splitting the work per request
 (shards) would not raise the answers per minute.
 

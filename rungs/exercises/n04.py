@@ -212,7 +212,7 @@ RECALL_80 = Exercise(
     question=(f"The lowest threshold (in steps of 0.01) at which the check catches at least {RECALL_WANTED:.0%} "
               "of the wrong answers."),
     judge=_judge_recall,
-    hint_text="judges.threshold_table(rows, [i / 100 for i in range(101)]): the first row whose recall reaches 0.8.",
+    hint_text="judges.threshold_table(stored, [i / 100 for i in range(101)]): the first row whose recall reaches 0.8.",
     solution_code="""
 table = judges.threshold_table(judges.stored_support(), [i / 100 for i in range(101)])
 answer = next(r["threshold"] for r in table if r["recall"] >= 0.8)""",

@@ -6,14 +6,14 @@ oracle retriever), the shipped retriever in each mode, with the
 sufficient-context gate's probability stored — and ``bench_abstain.py summary``
 marks them into ``benchmarks/results/abstain.json``. Notebook 03 reads that
 file, never the model: ``load`` finds it through ``rungs.core.paths`` and
-checks its shape (``check_summary``); ``baselines`` and ``losses`` put the four
+checks its shape (``check_summary``; both live in ``abstention_summary``); ``baselines`` and ``losses`` put the four
 baselines side by side and say how much is lost at retrieval, how much at
 reading and what the gate changes; ``threshold_table`` gives the gate's
 precision and recall of « answerable » at each threshold; ``choice_lines`` and
 ``grid_table`` say what the protocol chose on the deciding half and how the
 choice fared, once, on the reporting half; ``plot_right`` and
 ``plot_thresholds`` draw them, each share with its Wilson interval
-(``wilson``, at the usual 95 %).
+(``metrics.wilson``, at the usual 95 %).
 
 A run is read as it stands: ``progress`` says, half by half, how many
 questions each system has answered, and a table says « not run yet » or
@@ -26,159 +26,19 @@ Cost: reading one JSON file of a few kB; a plot, milliseconds.
 
 from __future__ import annotations
 
-import json
-import math
-import os
 from collections.abc import Mapping
-from pathlib import Path
 
-from ..core import paths
 from ..core.display import Table
-from ..core.errors import BadArgument, RungsError, check_choice, check_int, check_text
+from ..core.errors import BadArgument, check_choice, check_int, check_number, check_text
+from .abstention_summary import HALVES, SHARES, NoSummary, check_summary, load  # noqa: F401  (abstention.load too)
+from .metrics import wilson  # noqa: F401  the collection's one interval of a share (abstention.wilson too)
 
-#: The summary's halves and its whole.
-HALVES = ("decide", "report", "all")
 #: The four baselines, in the order a reader follows the answer's loss: no passage, the right passages, the
 #: passages the shipped retriever finds, and those behind the gate.
 ROLES = ("closed book", "judged passages", "shipped retriever", "shipped retriever + gate")
 #: The stored systems whose progress is counted (the gated ones are read from them: no run of their own).
 RUN = ("pointing-lead", "free", "pointing-lead-norule", "free-norule", "oracle-pointing-lead", "oracle-free",
        "closed-book")
-#: The shares a system's measures hold (each None where nothing was there to count).
-SHARES = ("right", "right_answerable", "idk_unanswerable", "wrong_idk", "citation_precision")
-
-
-class NoSummary(RungsError, LookupError):
-    """``results/abstain.json`` is missing or unreadable: ``benchmarks/bench_abstain.py summary`` writes it."""
-
-
-def load(path=None) -> dict:
-    """The summary of the stored runs (``benchmarks/results/abstain.json``, or ``path``), its shape checked."""
-    if path is None:
-        path = paths.in_checkout("benchmarks", "results", "abstain.json", what="the abstention runs' summary")
-    if not isinstance(path, (str, os.PathLike)):
-        raise BadArgument(f"path must be the summary's file (a path), not {type(path).__name__}")
-    path = Path(path)
-    try:
-        regular = path.is_file()  # a FIFO would be waited on forever, a folder cannot be read
-    except (OSError, ValueError):  # a name the system refuses: too long, a NUL in it
-        regular = False
-    if not regular:
-        raise NoSummary(f"{path.name[:80]} is not a file: run benchmarks/bench_abstain.py summary (it marks the "
-                        "stored answers, no model)")
-    try:
-        summary = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as err:
-        raise NoSummary(f"{path.name} cannot be read ({getattr(err, 'strerror', None) or type(err).__name__}): run "
-                        "benchmarks/bench_abstain.py summary (it marks the stored answers, no model)") from None
-    try:
-        return check_summary(summary)
-    except BadArgument as err:
-        raise NoSummary(f"{path.name} is not the abstention runs' summary ({err}): run "
-                        "benchmarks/bench_abstain.py summary") from None
-
-
-# ---------------------------------------------------------------- the summary's shape, checked once at each door
-
-def _fail(where: str, what: str):
-    raise BadArgument(f"summary{where} must be {what}: pass what abstention.load() returns")
-
-
-def _whole(value, where: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        _fail(where, "a whole number of 0 or more")
-    return value
-
-
-def _share(value, where: str, *, low: float = 0.0, high: float = 1.0):
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
-            or not low <= value <= high:
-        _fail(where, f"None or a number from {low:g} to {high:g}")
-    return value
-
-
-def _mapping(value, where: str, *, optional: bool = False) -> Mapping:
-    if value is None and optional:
-        return {}
-    if not isinstance(value, Mapping):
-        _fail(where, "a dict")
-    return value
-
-
-def _check_measures(m, where: str) -> None:
-    _mapping(m, where)
-    _whole(m.get("n", 0), f"{where}['n']")
-    for key in SHARES:
-        _share(m.get(key), f"{where}[{key!r}]")
-    if m.get("unsupported_shown") is not None:
-        _whole(m["unsupported_shown"], f"{where}['unsupported_shown']")
-
-
-def _check_test(t, where: str) -> None:
-    _mapping(t, where)
-    _share(t.get("diff", t.get("gain")), f"{where}['diff']", low=-1.0)
-    ci = t.get("ci95")
-    if not isinstance(ci, (list, tuple)) or len(ci) != 2:
-        _fail(f"{where}['ci95']", "a pair of numbers")
-    for i, x in enumerate(ci):
-        _share(x, f"{where}['ci95'][{i}]", low=-1.0)
-    for key in ("p", "p_holm"):
-        _share(t.get(key), f"{where}[{key!r}]")
-
-
-def check_summary(summary) -> dict:
-    """The summary, every part this module reads checked (halves, systems' measures, progress counts, the
-    threshold tables, the protocol's choice and the paired tests it quotes); else a ``BadArgument`` naming
-    the part."""
-    _mapping(summary, "")
-    halves = _mapping(summary.get("halves"), "['halves']")
-    for h in ("decide", "report"):
-        _whole(halves.get(h), f"['halves'][{h!r}]")
-    for name, system in _mapping(summary.get("systems"), "['systems']").items():
-        system = _mapping(system, f"['systems'][{name!r}]")
-        for h in (h for h in HALVES if h in system):
-            _check_measures(system[h], f"['systems'][{name!r}][{h!r}]")
-    for name, n in _mapping(summary.get("complete"), "['complete']", optional=True).items():
-        _whole(n, f"['complete'][{name!r}]")
-    for name, rows in _mapping(summary.get("thresholds"), "['thresholds']", optional=True).items():
-        if not isinstance(rows, list):
-            _fail(f"['thresholds'][{name!r}]", "a list of rows")
-        for i, r in enumerate(rows):
-            where = f"['thresholds'][{name!r}][{i}]"
-            _share(_mapping(r, where).get("threshold"), f"{where}['threshold']")
-            _whole(r.get("passes"), f"{where}['passes']")
-            _share(r.get("precision"), f"{where}['precision']")
-            _share(r.get("recall"), f"{where}['recall']")
-    if summary.get("chosen") is not None and not isinstance(summary["chosen"], str):
-        _fail("['chosen']", "None or a system's name")
-    choice = _mapping(summary.get("choice"), "['choice']", optional=True)
-    if choice:
-        best = _mapping(choice.get("best"), "['choice']['best']")
-        if not isinstance(best.get("system"), str):
-            _fail("['choice']['best']['system']", "a system's name")
-        _share(best.get("gate"), "['choice']['best']['gate']")
-        if not isinstance(choice.get("kept_default"), bool):
-            _fail("['choice']['kept_default']", "True or False")
-        _check_test(choice.get("cv"), "['choice']['cv']")
-        sweep = choice.get("sweep", [])
-        if not isinstance(sweep, list):
-            _fail("['choice']['sweep']", "a list of rows")
-        for i, r in enumerate(sweep):
-            if not isinstance(_mapping(r, f"['choice']['sweep'][{i}]").get("system"), str):
-                _fail(f"['choice']['sweep'][{i}]['system']", "a system's name")
-            _share(r.get("gate"), f"['choice']['sweep'][{i}]['gate']")
-            _share(r.get("right"), f"['choice']['sweep'][{i}]['right']")
-    for name, by_half in _mapping(summary.get("paired"), "['paired']", optional=True).items():
-        right = _mapping(_mapping(by_half, f"['paired'][{name!r}]").get("report"),
-                         f"['paired'][{name!r}]['report']", optional=True).get("right")
-        if right is not None:
-            where = f"['paired'][{name!r}]['report']['right']"
-            _check_test(right, where)
-            for key in ("improved", "degraded", "questions"):
-                _whole(right.get(key), f"{where}[{key!r}]")
-    return summary
 
 
 # ---------------------------------------------------------------- how far the runs got
@@ -275,9 +135,15 @@ def loss_lines(summary: dict, *, mode: str = "pointing-lead", half: str = "repor
     """``losses`` in words, one line each (« — » where a baseline is not run yet)."""
     gated = baselines(summary, mode=mode, half=half)[3]["system"]
     loss, chosen = losses(summary, mode=mode, half=half), summary.get("chosen")
+    if gated == mode:
+        return [*_loss_lines(loss)[:2], "what the gate changes: nothing — the protocol kept no gate (threshold 0)"]
     missing_gate = "a baseline not run yet" if gated else (f"the protocol chose {chosen}, another mode" if chosen
                                                             else "the gate not chosen yet")
 
+    return _loss_lines(loss, missing_gate)
+
+
+def _loss_lines(loss: dict, missing_gate: str = "a baseline not run yet") -> list[str]:
     def said(key, missing="a baseline not run yet"):
         return f"— ({missing})" if loss[key] is None else f"{loss[key]:+.3f}"
     return [f"lost at retrieval, share right of the answerable (judged passages − shipped): {said('at retrieval')}",
@@ -296,6 +162,8 @@ def baselines_table(summary: dict, *, mode: str = "pointing-lead", half: str = "
     chosen = check_summary(summary).get("chosen")
     for r in baselines(summary, mode=mode, half=half):
         system = r["system"] or (f"gate: {chosen} chosen" if chosen else "gate: not chosen yet")
+        if r["role"] == ROLES[3] and r["system"] == mode:  # the protocol chose the gate at 0: no gate at all
+            system = f"{mode} (no gate)"
         if not r["n"]:
             lines.append(f"{r['role']:<25} {system:<24} {'not run yet' if r['system'] else ''}".rstrip())
             continue
@@ -341,13 +209,26 @@ def choice_lines(summary: dict) -> list[str]:
     kept = "the default kept" if choice["kept_default"] else "the default given way"
     out = [f"chosen on the deciding half: {chosen} ({kept})",
            f"  cross-validated gain over the default: {_signed(cv)}, p {cv['p']:.3f}"]
-    test = ((summary.get("paired") or {}).get(chosen) or {}).get("report", {}).get("right")
+    paired = summary.get("paired") or {}
+    test = (paired.get(chosen) or {}).get("report", {}).get("right")
     if test:
         out.append(f"  on the reporting half, once: share right {_signed(test)} against pointing-lead without the "
                    f"gate, p {test['p']:.3f}, p Holm {test['p_holm']:.3f}, {test['improved']} better / "
                    f"{test['degraded']} worse of {test['questions']}")
     elif not answered(summary, best["system"], "report"):
         out.append("  on the reporting half: not run yet (the choice is not confirmed until it is)")
+    elif best["gate"] == 0.0:  # no gate chosen: the reporting half holds the default itself, nothing to compare
+        m = _measures(summary, best["system"], "report")
+        out.append(f"  on the reporting half, once: {best['system']} without a gate, share right "
+                   f"{_cell(m.get('right'), 0).strip()} on {m.get('n', 0)} questions")
+    fixed = [(name, (t.get("report") or {}).get("right")) for name, t in paired.items()
+             if name.startswith(f"{best['system']}, gate ") and name != chosen]
+    fixed = [(name, t) for name, t in fixed if t]
+    if fixed:
+        out.append(f"the gate at fixed thresholds on the reporting half, for reading (not chosen), against "
+                   f"{best['system']} without it:")
+        out += [f"  {name:<26} share right {_signed(t)}, p Holm {t['p_holm']:.3f}, {t['improved']} better / "
+                f"{t['degraded']} worse of {t['questions']}" for name, t in fixed]
     return out
 
 
@@ -367,16 +248,6 @@ def grid_table(summary: dict) -> Table:
 
 # ---------------------------------------------------------------- drawn, each share with its interval
 
-def wilson(k: int, n: int) -> tuple[float, float]:
-    """The 95 % Wilson interval of a share ``k`` of ``n`` (right where a share is near 0 or 1, unlike ± 2 sd)."""
-    n = check_int(n, "n", low=1)
-    k = check_int(k, "k", low=0, high=n)
-    z, p = 1.959964, k / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
-
-
 def _axes(ax):
     from matplotlib.axes import Axes
 
@@ -393,8 +264,8 @@ def _check_rows(rows) -> list[Mapping]:
         if not isinstance(r, Mapping):
             raise BadArgument(f"rows[{i}] must be a baseline's row (a dict), not {type(r).__name__}")
         try:
-            _whole(r.get("n", 0), "")
-            _share(r.get("right"), "")
+            check_int(r.get("n", 0), "n", low=0)
+            None if r.get("right") is None else check_number(r["right"], "right", low=0.0, high=1.0)
         except BadArgument:
             raise BadArgument(f"rows[{i}] must hold 'n', a whole number, and 'right', None or a share from 0 to 1 "
                               "(what abstention.baselines returns)") from None

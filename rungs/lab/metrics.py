@@ -19,6 +19,8 @@ Each metric is named for what it computes (``METRICS``):
 ``judged_share`` says how much of a top k was judged at all: an unjudged page
 counts as not relevant, so a low share is where a metric could be wrong.
 
+``wilson`` is a share's 95 % interval (N3's answers, the abstention tables).
+
 Cost: nothing worth measuring.
 """
 
@@ -415,3 +417,13 @@ def _check_rows(rows) -> list[dict]:
 
 def _real(value) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def wilson(k: int, n: int) -> tuple[float, float]:
+    """The 95 % Wilson interval of a share ``k`` of ``n`` (right where a share is near 0 or 1, unlike ± 2 sd)."""
+    n = check_int(n, "n", low=1)
+    k = check_int(k, "k", low=0, high=n)
+    z, p = 1.959964, k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)

@@ -70,7 +70,7 @@ example:
 """
 #: Measured: ``python -m rungs ask`` in a fresh process, one thread, the server started (benchmarks/bench_folder.py
 #: --ask, results/folder.json « ask_bundled » and « ask »; benchmarks/README.md, « Your folder at real size »).
-ASK_TIME = {"bundled": "54 s", "folder": "40 s", "measured": "2026-12-01"}
+ASK_TIME = {"bundled": "14 s", "folder": "12 s", "measured": "2026-12-02"}
 #: Measured: ``python -m rungs index`` of benchmarks/folder, encoding alone (benchmarks/bench_folder.py,
 #: results/folder.json « after », « index »).
 INDEX_TIME = {"per_second": "46", "encoding": "53 s", "passages": "2,430", "measured": "2026-12-02"}
