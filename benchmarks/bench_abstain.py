@@ -231,6 +231,11 @@ def gated(m: dict, t: float) -> dict:
             "citation_precision": None, "citation_recall": None, "unsupported_shown": False, "refused": False}
 
 
+def with_gates(marks: dict, systems, gates) -> dict:
+    """Each system behind the gate at each threshold, read from its stored answers: « NAME, gate T » → marks."""
+    return {f"{s}, gate {t:.1f}": {q: gated(m, t) for q, m in marks[s].items()} for t in gates for s in systems}
+
+
 def marks_of(done, questions) -> dict:
     by_q = {q["id"]: q for q in questions}
     out = {}
@@ -302,10 +307,9 @@ def summary() -> dict:
         name = best["system"] if best["gate"] == 0.0 else f"{best['system']}, gate {best['gate']:.1f}"
         marks.setdefault(name, {q: gated(m, best["gate"]) for q, m in marks[best["system"]].items()})
         runner_up = out["choice"]["sweep_best"]["gate"]  # the sweep's favourite, shown: the test kept the default
-        shown_gates = sorted({0.3, 0.5, runner_up} - {0.0})
-        for t in shown_gates:  # the gate at fixed thresholds, to show what it does
-            for s in [c for c in CHOICES if c in marks and all(q in marks[c] for q in decide)]:
-                marks.setdefault(f"{s}, gate {t:.1f}", {q: gated(m, t) for q, m in marks[s].items()})
+        shown_gates = sorted({0.3, 0.5, runner_up} - {0.0})  # the gate at fixed thresholds, to show what it does
+        ran = [c for c in CHOICES if c in marks and all(q in marks[c] for q in decide)]
+        marks |= {n: m for n, m in with_gates(marks, ran, shown_gates).items() if n not in marks}  # the choice's kept
         out["thresholds"] = {s: threshold_table(marks, questions, s) for s in CHOICES if s in marks}
         out["gate_auc"] = {s: gate_auc(marks[s]) for s in CHOICES if s in marks}
         out["chosen"] = name
@@ -317,27 +321,23 @@ def summary() -> dict:
         if base is not None and system != "pointing-lead":
             out["paired"][system] = {half: bench_modes.paired(base, m, ids)
                                      for half, ids in (("decide", decide), ("report", report), ("all", decide + report))}
-    out["folder"], out["folder_paired"] = summarise_folder(shown_gates if complete else ())
-    out["folder_blind"] = blind_agreement()
+    folder = marks_of(stored(FOLDER_LOG), load_questions(FOLDER / "questions.jsonl")) if FOLDER_LOG.exists() else {}
+    out["folder"], out["folder_paired"] = summarise_folder(folder, shown_gates if complete else ())
+    out["folder_blind"] = blind_agreement(folder.get("pointing-lead", {}))
     return json.loads(json.dumps(out, ensure_ascii=False))  # as the file holds it (tuples become lists)
 
 
-def summarise_folder(gates=()) -> tuple[dict, dict]:
-    """The folder's questions, marked per system, and behind the gate at the handbook's shown thresholds with
-    each one's paired test against the system without it: reported only (nothing is chosen on the folder)."""
+def summarise_folder(folder: dict, gates=()) -> tuple[dict, dict]:
+    """The folder's questions (``folder``: their marks, system by system), and behind the gate at the handbook's
+    shown thresholds with each one's paired test against the system without it: reported only (nothing is chosen
+    on the folder)."""
     import bench_modes
 
-    if not FOLDER_LOG.exists():
-        return {}, {}
-    questions = load_questions(FOLDER / "questions.jsonl")
-    ids = [q["id"] for q in questions]
+    ids = [q["id"] for q in load_questions(FOLDER / "questions.jsonl")]
     # Only a system that answered every question is a column: a share over another set would not compare.
-    run = {s: m for s, m in marks_of(stored(FOLDER_LOG), questions).items() if len(m) == len(ids)}
-    marks = dict(run)
-    for t in gates:  # thresholds read off the handbook's runs, never off the folder's
-        marks |= {f"{s}, gate {t:.1f}": {q: gated(m, t) for q, m in run[s].items()} for s in run}
-    paired = {name: bench_modes.paired(run[name.split(",")[0]], m, [q for q in ids if q in m])
-              for name, m in marks.items() if name not in run}
+    run = {s: m for s, m in folder.items() if len(m) == len(ids)}
+    marks = run | with_gates(run, run, gates)  # thresholds read off the handbook's runs, never off the folder's
+    paired = {name: bench_modes.paired(run[name.split(",")[0]], m, ids) for name, m in marks.items() if name not in run}
     out = {system: bench_modes.measures(list(m.values())) for system, m in marks.items()}
     for system in run:  # the gate's separation, as on the handbook: one number a system
         out[system]["gate_auc"] = gate_auc(run[system])
@@ -352,12 +352,12 @@ def cohen_kappa(a: list[bool], b: list[bool]) -> float:
     return 1.0 if by_chance == 1 else (observed - by_chance) / (1 - by_chance)
 
 
-def blind_agreement(system: str = "pointing-lead") -> dict:
-    """The mark against the blind reader on the folder: right or not, question by question, and Cohen's κ."""
-    if not (FOLDER_BLIND.exists() and FOLDER_LOG.exists()):
+def blind_agreement(marks: dict, system: str = "pointing-lead") -> dict:
+    """The mark (``marks``: ``system``'s on the folder) against the blind reader: right or not, question by
+    question, and Cohen's κ."""
+    if not (FOLDER_BLIND.exists() and marks):
         return {}
     read = {r["id"]: r["verdict"] for r in map(json.loads, FOLDER_BLIND.read_text(encoding="utf-8").splitlines())}
-    marks = marks_of(stored(FOLDER_LOG), load_questions(FOLDER / "questions.jsonl")).get(system, {})
     ids = sorted(set(read) & set(marks))
     mark, human = [bool(marks[q]["correct"]) for q in ids], [read[q] in ("RIGHT", "IDK_OK") for q in ids]
     n, agree = len(ids), sum(a == b for a, b in zip(mark, human))

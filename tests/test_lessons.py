@@ -166,38 +166,32 @@ def test_the_core_time_is_stated_and_honest(path):
     assert problem is None, problem
 
 
+def _core(words: int, stated: int = 20) -> list[dict]:
+    """A lesson of one core section of ``words`` words and two exercises, its core stated at ``stated`` minutes."""
+    return [{"cell_type": "markdown", "source": [f"**Core, sections 1–2: about {stated} minutes** "
+                                                 "**Going further, section 3: about 5 minutes**"]},
+            {"cell_type": "markdown", "source": ["## 1 · One\n\n" + "mot " * words]},
+            {"cell_type": "code", "source": ['ex["a"].check(answer)'], "outputs": []},
+            {"cell_type": "code", "source": ['ex["b"].check(answer)'], "outputs": []},
+            {"cell_type": "markdown", "source": ["## Going further\n"]}]
+
+
 def test_a_core_longer_than_its_stated_time_is_caught(tmp_path):
     # A negative control: a core of 3,400 words of prose and two exercises, stated at 20 minutes.
     path = tmp_path / "09_long.ipynb"
-    nb = [{"cell_type": "markdown", "source": ["**Core, sections 1–2: about 20 minutes** "
-                                               "**Going further, section 3: about 5 minutes**"]},
-          {"cell_type": "markdown", "source": ["## 1 · One\n\n" + "mot " * 3400]},
-          {"cell_type": "code", "source": ['ex["a"].check(answer)'], "outputs": []},
-          {"cell_type": "code", "source": ['ex["b"].check(answer)'], "outputs": []},
-          {"cell_type": "markdown", "source": ["## Going further\n"]}]
-    assert "more than the 20 stated" in core_problem(path, nb)
-    nb[1]["source"] = ["## 1 · One\n\n" + "mot " * 2550]  # 15 + 4.6 minutes: it fits
-    assert core_problem(path, nb) is None
-    nb[1]["source"] = ["## 1 · One\n\n" + "mot " * 100]    # 5.2 minutes stated as 20: padded
-    assert "far less than the 20 stated" in core_problem(path, nb)
+    assert "more than the 20 stated" in core_problem(path, _core(3400))
+    assert core_problem(path, _core(2550)) is None  # 15 + 4.6 minutes: it fits
+    assert "far less than the 20 stated" in core_problem(path, _core(100))  # 5.2 minutes stated as 20: padded
 
 
 def test_a_stated_time_a_fresh_reader_contradicts_is_caught(tmp_path, monkeypatch):
     # The estimate says 19.6 minutes; a reader who took 40 contradicts « about 20 »: it must say at least 35.
     path = tmp_path / "09_long.ipynb"
-    nb = [{"cell_type": "markdown", "source": ["**Core, sections 1–2: about 20 minutes** "
-                                               "**Going further, section 3: about 5 minutes**"]},
-          {"cell_type": "markdown", "source": ["## 1 · One\n\n" + "mot " * 2550]},
-          {"cell_type": "code", "source": ['ex["a"].check(answer)'], "outputs": []},
-          {"cell_type": "code", "source": ['ex["b"].check(answer)'], "outputs": []},
-          {"cell_type": "markdown", "source": ["## Going further\n"]}]
-    assert core_problem(path, nb) is None
+    assert core_problem(path, _core(2550)) is None
     monkeypatch.setitem(SECOND_READER_MINUTES, "09", 40)
-    assert "a fresh reader took 40 minutes" in core_problem(path, nb)
-    nb[0]["source"] = [nb[0]["source"][0].replace("about 20", "about 40")]
-    assert core_problem(path, nb) is None  # the reader's minutes justify it: not padding
-    nb[0]["source"] = [nb[0]["source"][0].replace("about 40", "about 50")]
-    assert "far less than the 50 stated" in core_problem(path, nb)
+    assert "a fresh reader took 40 minutes" in core_problem(path, _core(2550))
+    assert core_problem(path, _core(2550, stated=40)) is None  # the reader's minutes justify it: not padding
+    assert "far less than the 50 stated" in core_problem(path, _core(2550, stated=50))
 
 
 def test_code_outputs_and_figures_are_read():

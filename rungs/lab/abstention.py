@@ -265,7 +265,8 @@ def _check_rows(rows) -> list[Mapping]:
             raise BadArgument(f"rows[{i}] must be a baseline's row (a dict), not {type(r).__name__}")
         try:
             check_int(r.get("n", 0), "n", low=0)
-            None if r.get("right") is None else check_number(r["right"], "right", low=0.0, high=1.0)
+            if r.get("right") is not None:
+                check_number(r["right"], "right", low=0.0, high=1.0)
         except BadArgument:
             raise BadArgument(f"rows[{i}] must hold 'n', a whole number, and 'right', None or a share from 0 to 1 "
                               "(what abstention.baselines returns)") from None
