@@ -150,3 +150,58 @@ def test_the_mark_reads_the_one_answer_shape():
     assert answers.score_answer(refused, QUESTION)["abstained"] is True  # nothing shown: nothing stated
     # One unit vocabulary with the figure check: « 22 euros » and « 22 € », « 3 années » and « 3 ans ».
     assert answers.has_fact("22 €", "Le repas coûte 22 euros.") and answers.has_fact("3 ans", "Trois années.")
+
+
+# ---------------------------------------------------------------- the third audit (issue 38): polarity, whole figures, one reader
+
+YES_NO = {"id": "yn", "relevant": {"rtt": 2}, "answer": "Non : les RTT non pris au 31 décembre sont perdus.",
+          "key_facts": ["^non | perdus | ne se reportent pas"], "evidence": [{"page": "rtt", "text": "…"}]}
+RTT = "Les RTT non pris au 31 décembre sont perdus : ils ne se reportent pas à l’année suivante."
+
+
+@pytest.mark.parametrize("shown, right", [
+    (f"Oui\n{RTT}", False),                         # q005's stored row: a false « Oui » above a right quote
+    (f"Oui, ils sont reportés.\n{RTT}", False),
+    (f"Non\n{RTT}", True),
+    (RTT, True),                                    # no lead-in: the copied sentence opens, and says it
+    ("Oui. Les RTT sont perdus.", False),           # the first sentence is the opening of a free answer
+    ("Non.", True),
+])
+def test_the_opening_must_agree_with_a_yes_no_reference(shown, right):
+    marked = answers.score_answer(shown, YES_NO, ["rtt"])
+    assert marked["correct"] is right, marked
+    assert marked["polarity"]["reference"] == "non"
+
+
+def test_a_lead_in_whose_figure_the_reference_contradicts_is_wrong():
+    q = {"id": "f", "relevant": {"conges-payes": 2}, "answer": "Au moins 12 jours ouvrables consécutifs.",
+         "key_facts": ["12 jours"], "evidence": [{"page": "conges-payes", "text": "…"}]}
+    quote = "Le congé principal d’été dure au moins douze jours ouvrables consécutifs."
+    wrong = answers.score_answer(f"24 jours.\n{quote}", q, ["conges-payes"])
+    assert not wrong["correct"] and wrong["contradicts"] == ["24 jours"]
+    assert answers.score_answer(f"12 jours.\n{quote}", q, ["conges-payes"])["correct"]
+    # a figure of another unit than the reference's cannot be checked: it is not called a contradiction
+    assert answers.score_answer(f"En été, sur 2 mois.\n{quote}", q, ["conges-payes"])["contradicts"] == []
+
+
+@pytest.mark.parametrize("fact, shown, found", [
+    ("7 h", "du lundi au vendredi, de 7 h 30 à 19 h", False),   # q061: « 7 h » inside « 7 h 30 »
+    ("7 h", "du lundi au vendredi, de 7 h à 19 h", True),
+    ("19 h", "de 7 h 30 à 19 h", True),
+    ("30", "à 8 h 30", False),                                 # the minutes of a time are not a count
+    ("2 jours", "12 jours", False),
+    ("500 €", "1 500 €", False),
+])
+def test_a_figure_is_found_only_whole(fact, shown, found):
+    assert answers.has_fact(fact, shown) is found
+
+
+@pytest.mark.parametrize("one, other", [
+    ("1.500 €", "1 500 €"), ("8:30", "8 h 30"), ("25 pour cent", "25 %"), ("premier mars", "1er mars"),
+])
+def test_one_number_reader_for_the_mark_and_the_checks(one, other):
+    from rungs.grounding import figures
+    assert answers.answer_words(one) == answers.answer_words(other)
+    assert figures.keys(one) == figures.keys(other)
+    # the checks: an answer faithful to « 25 % » or « 1er mars » is supported by the other spelling
+    assert figures.unsupported(one, [other]) == [] and figures.unsupported(other, [one]) == []

@@ -231,3 +231,26 @@ def test_pages_agree_on_the_key_figures(figure):
     assert sorted(found) == sorted(figure["pages"]), (figure["id"], "stated in", sorted(found))
     wrong = {pid: values for pid, values in found.items() if any(v != figure["value"] for v in values)}
     assert not wrong, (figure["id"], "expected", figure["value"], wrong)
+
+
+# ---------------------------------------------------------------- a key fact is a fact (the third audit)
+
+#: A word on this many of the handbook's pages says nothing of one question: « accueil », « responsable », « non ».
+GENERIC_PAGES = 8
+
+
+def test_no_key_fact_variant_is_one_generic_word():
+    """q151 passed on the bare word « accueil », and « non » anywhere passed a « Oui » (« les jours non pris… »):
+    a variant of one word that is no figure and is found on many pages must open the answer (« ^non ») or
+    say more (« déposés à l'accueil »)."""
+    read = [answers.answer_words(page_text(p)) for p in PAGES.values()]
+    generic = []
+    for q in ANSWERABLE:
+        for fact in answers.key_facts(q):
+            for variant in (v.strip() for v in fact.split("|")):
+                words = answers.answer_words(variant)
+                if variant.startswith("^") or len(words) != 1 or words[0][0].isdigit():
+                    continue
+                if sum(answers.found_in(variant, page) for page in read) >= GENERIC_PAGES:
+                    generic.append((q["id"], variant))
+    assert not generic, generic

@@ -65,3 +65,31 @@ def test_a_planted_second_copy_is_found(concept, planted):
     sources = package_sources()
     assert "rag/planted.py" not in copies(concept, sources)
     assert "rag/planted.py" in copies(concept, {**sources, "rag/planted.py": planted})
+
+
+def test_the_mark_and_the_checks_read_every_gold_number_alike():
+    """Behaviour, not text: the answer mark (``answer_words``) and the figure check (``figures``) give the same
+    numbers for every span of ``benchmarks/data/numbers_gold.jsonl`` (a second reader written differently
+    would pass the patterns above and fail here)."""
+    import json
+
+    from rungs.grounding import figures
+    from rungs.lab.answers import answer_words
+
+    gold = Path(__file__).resolve().parent.parent / "benchmarks" / "data" / "numbers_gold.jsonl"
+    number = re.compile(r"\d+(?:\.\d+)?")
+
+    def checks(span):
+        out = []
+        for f in figures.figures(span):
+            if number.fullmatch(f.value):
+                out.append(float(f.value))
+            elif f.kind in ("time", "date"):  # « 8:30 » is 8 and 30; « 1/03 » is the day 1 said
+                out += [float(v) for v in re.split("[:/]", f.value)[:2 if f.kind == "time" else 1]]
+        return out
+
+    rows = [json.loads(line) for line in gold.read_text(encoding="utf-8").splitlines()]
+    differ = [(r["span"], m, c) for r in rows
+              for m, c in [([float(w) for w in answer_words(r["span"]) if number.fullmatch(w)], checks(r["span"]))]
+              if m != c]
+    assert len(rows) > 200 and not differ, differ[:5]

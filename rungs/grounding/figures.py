@@ -88,12 +88,29 @@ class Figure(NamedTuple):
 
 
 def plain(text: str) -> str:
-    """Text as figures are read from it: composed, folded, apostrophes one character, spaces one space."""
+    """Text as figures are read from it: composed, folded, apostrophes one character, spaces one space;
+    « 8:30 » written « 8 h 30 », « pour cent » written « % » (before « cent » can be read as 100)."""
     text = fold_fast(nfc(text)).replace("’", "'").replace("ʼ", "'")
     # « € » and « % » stay as they are; non-breaking and thin spaces become plain ones (French writes 1 500 €).
     text = re.sub(r"[\s\u00a0\u202f]+", " ", text)
+    # A time written with a colon is the time written with « h »: « 8:30 » is « 8 h 30 ».
+    text = re.sub(r"(?<![\d:])\b([01]?\d|2[0-3]):([0-5]\d)\b(?!:\d)", r"\1 h \2", text)
+    # « 25 pour cent » is « 25 % », never 25 and a hundred.
+    text = re.sub(r"\bpour ?cents?\b", "%", text)
     # « une demi-journée » is half a day: 0,5 of the unit, so that it reads like « 0,5 jour ».
     return re.sub(r"\b(?:une )?demi-(journee|heure)", r"0,5 \1", text)
+
+
+def read_numbers(text: str | None) -> str:
+    """Text with every number written one way: the one number reader of the checks and of the answer mark.
+
+    ``plain`` (folded; « 8:30 » → « 8 h 30 »; « pour cent » → « % »), number words in digits
+    (« vingt-quatre » → 24, « un mois » → 1 mois), ordinal words as digits and « e » (« premier » → 1e,
+    « troisième » → 3e). Numbers themselves keep their spelling; ``NUMBER`` finds one and ``number_value``
+    writes it one way (« 1 500 » and « 1.500 » are 1500, « 2,50 » is 2.5).
+    """
+    text = _spell_out(plain(check_text(text, "text", allow_none=True) or ""))
+    return re.sub(r"\b(" + "|".join(_ORDINALS) + r")\b", lambda m: f"{_ORDINALS[m.group(1)]}e", text)
 
 
 _SCALES = {"cent": 100, "cents": 100, "mille": 1000, "million": 10**6, "millions": 10**6,
@@ -189,10 +206,12 @@ def _ordinal(m: re.Match) -> str:
 
 
 _NUM = r"\d{1,3}(?:[ .]\d{3})+(?:,\d+)?|\d+(?:[,.]\d+)?"
+#: One number as written (« 1 500 », « 1.500 », « 2,5 », « 48 »): what ``number_value`` reads.
+NUMBER = re.compile(_NUM)
 _PATTERNS = [
     ("phone", re.compile(r"(?<![\d,.])0 ?\d(?:[ .]?\d){8}(?![\d,])")),
     ("article", re.compile(r"\b(?:art\.?|articles?) ?((?:l\.? ?|r\.? ?)?\d+(?:[-.]\d+)*)")),
-    ("date", re.compile(rf"\b(1er|1re|\d{{1,2}}) ({'|'.join(MONTHS)})\b|\b(\d{{1,2}})/(\d{{1,2}})(?:/\d{{2,4}})?\b")),
+    ("date", re.compile(rf"\b(1er|1re|1e|\d{{1,2}}) ({'|'.join(MONTHS)})\b|\b(\d{{1,2}})/(\d{{1,2}})(?:/\d{{2,4}})?\b")),
     ("time", re.compile(r"(?<![\d,.])(\d{1,2}) ?(?:h|heures?) ?(\d{2})\b")),
     ("ordinal", re.compile(r"(?<![\d,.])(\d+) ?(?:e|eme|er|re)\b")),
     ("number", re.compile(rf"(?<![\w,.])({_NUM})(?: ?(et demie?))?(?: ?(%|€|km/h|[a-z]+\b))?")),
@@ -200,8 +219,8 @@ _PATTERNS = [
 ]
 
 
-def _value(number: str) -> str:
-    """« 1 500 » → 1500, « 2,5 » → 2.5, « 1.500 » → 1500 (a dot before three digits groups thousands)."""
+def number_value(number: str) -> str:
+    """« 1 500 » → 1500, « 2,5 » → 2.5, « 1.500 » → 1500 (a dot before three digits groups thousands), « 007 » → 7."""
     if re.fullmatch(r"\d{1,3}(?:[ .]\d{3})+(?:,\d+)?", number):
         number = number.replace(" ", "").replace(".", "")
     number = number.replace(",", ".")
@@ -216,10 +235,8 @@ def _unit_after(word: str | None) -> str | None:
 
 def figures(text: str | None) -> list[Figure]:
     """Every figure of ``text``, in order: see the module's docstring for what counts and how it is written."""
-    text = check_text(text, "text", allow_none=True) or ""
-    plain_text = _spell_out(plain(text))
     # Ordinal words are figures too (« troisième enfant » → 3 e), and « premier mars » a date.
-    plain_text = re.sub(r"\b(" + "|".join(_ORDINALS) + r")\b", lambda m: f"{_ORDINALS[m.group(1)]}e", plain_text)
+    plain_text = read_numbers(text)
     taken = [False] * len(plain_text)
     found: list[tuple[int, Figure]] = []
     for kind, pattern in _PATTERNS:
@@ -242,7 +259,7 @@ def _figure(kind: str, m: re.Match) -> Figure | None:
         return Figure(said, "art " + re.sub(r"[ .]", "", m.group(1)), None, "article")
     if kind == "date":
         if m.group(2):
-            day = "1" if m.group(1) in ("1er", "1re") else str(int(m.group(1)))
+            day = "1" if m.group(1) in ("1er", "1re", "1e") else str(int(m.group(1)))
             return Figure(said, f"{day}/{MONTHS[m.group(2)]:02d}", None, "date")
         day, month = int(m.group(3)), int(m.group(4))
         return Figure(said, f"{day}/{month:02d}", None, "date") if 1 <= day <= 31 and 1 <= month <= 12 else None
@@ -256,7 +273,7 @@ def _figure(kind: str, m: re.Match) -> Figure | None:
         return Figure(said, str(int(m.group(1))), "e", "ordinal")
     if kind == "month":
         return Figure(said, f"month {MONTHS[m.group(1)]:02d}", None, "month")
-    value = _value(m.group(1))
+    value = number_value(m.group(1))
     if m.group(2):  # « deux jours et demi » is read « 2 et demi jours » after the unit: see below
         value = str(float(value) + 0.5).rstrip("0").rstrip(".")
     unit = _unit_after(m.group(3))

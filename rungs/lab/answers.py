@@ -8,7 +8,14 @@ variant appears as a run of words of the answer, both read the same way by
 ``answer_words``: folded, each word cut to its Snowball stem (the collection's
 stemmer, so « sanctionnée » states « sanction »), numbers as people write them
 (« trois », « 2,50 », « 1 500 »), units as one word each (« 35 heures » is
-« 35 h », « € » is « euros »). Citations are scored beside it, and
+« 35 h », « € » is « euros »), by the collection's one number reader
+(``rungs.grounding.figures.read_numbers``, the figure check's): « 1.500 € » and
+« 1 500 € », « 8:30 » and « 8 h 30 », « 25 pour cent » and « 25 % », « premier
+mars » and « 1er mars » are the same words. A figure is found only whole: « 7 h »
+is not in « 7 h 30 ». Two rules read what a trusting reader reads first: a
+reference that opens « Oui » or « Non » needs an answer whose opening (its
+lead-in, or its first sentence) does not say the opposite, and a lead-in may not
+state a figure the reference contradicts. Citations are scored beside it, and
 ``correct_and_cited`` is the mark that asks for both: right, and citing a page
 judged to answer or help. ``answer_report`` sums many marks up.
 
@@ -28,6 +35,7 @@ from collections.abc import Iterable, Mapping
 from functools import lru_cache
 
 from ..core.errors import BadArgument, check_text
+from ..core.sentences import sentences
 from ..core.text import fold, nfc, tokenise
 from ..grounding import figures
 from ..grounding.abstain import is_no_answer
@@ -40,13 +48,8 @@ from .metrics import check_relevant
 NUMBER_WORDS = figures.NUMBER_WORDS
 UNITS = figures.UNITS
 
-#: What the number-reading pass changes before words are cut: the time « 8:30 » is « 8 h 30 », « pour cent »
-#: one word, « 1 500 » (any space between digit groups) one number.
-_REWRITES = [(re.compile(r"\b(\d{1,2}):(\d{2})\b"), r"\1 h \2"),
-             (re.compile(r"\bpour\s*cent\b"), " pourcent "),
-             (re.compile(r"(?<![.,])\b\d{1,3}(?:[ \u00a0\u202f]\d{3})+\b"), lambda m: re.sub(r"\D", "", m.group(0)))]
-# A number (a decimal comma or point kept inside it), a symbol that is a unit, or a run of letters.
-_TOKEN = re.compile(r"(\d+)(?:[.,](\d+))?|[€%]|[^\W\d_]+")
+# A number as the one reader writes it (« 1 500 », « 1.500 », « 2,50 »), a symbol that is a unit, or a run of letters.
+_TOKEN = re.compile(rf"({figures.NUMBER.pattern})|[€%]|[^\W\d_]+")
 
 #: A key fact is a few words (« 25 jours ouvrés »); a longer one is a passage, not a fact.
 MAX_FACT_WORDS = 50
@@ -64,19 +67,9 @@ def answer_words(text: str | None) -> list[str]:
     « pour cent » '%', « années » 'an' (``rungs.grounding.figures.UNITS``), so a number keeps its unit. Every other word is folded and cut to its Snowball stem.
     """
     text = check_text(text, "text", allow_none=True) or ""
-    text = nfc(text).lower()
-    for pattern, repl in _REWRITES:
-        text = pattern.sub(repl, text)
-    # Number words read by the collection's one reader (the figure check's): « vingt-quatre » is 24.
-    text = figures.spell_out(figures.plain(text))
-    raw = []
-    for m in _TOKEN.finditer(text):
-        if m.group(1) is not None:  # a number: « 2,50 » and « 2.5 » are written '2.5'
-            fraction = (m.group(2) or "").rstrip("0")
-            # Leading zeros off as text: int() refuses a number of more than 4,300 digits (Python's limit).
-            raw.append((m.group(1).lstrip("0") or "0") + (f".{fraction}" if fraction else ""))
-        else:
-            raw.append(m.group(0))
+    # The collection's one number reader (the figure check's): « vingt-quatre » is 24, « 8:30 » is « 8 h 30 ».
+    text = figures.read_numbers(nfc(text).lower())
+    raw = [figures.number_value(m.group(1)) if m.group(1) else m.group(0) for m in _TOKEN.finditer(text)]
     return _stems(_halves(_spelled(raw)))
 
 
@@ -85,13 +78,10 @@ _ORDINAL_ENDINGS = {"e", "er", "re", "ere", "eme", "ieme", "ème", "ère", "ièm
 
 
 def _spelled(raw: list[str]) -> list[str]:
-    """« premier » as « 1 e », and every ordinal ending after a number as the one word 'e' (« 1er » = « 1re »)."""
+    """Every ordinal ending after a number as the one word 'e' (« 1er » = « 1re » = « premier », read « 1e »)."""
     out = []
     for word in raw:
-        folded = fold(word)
-        if folded in ("premier", "premiere"):
-            out += ["1", "e"]
-        elif folded in _ORDINAL_ENDINGS and out and out[-1][0].isdigit():
+        if fold(word) in _ORDINAL_ENDINGS and out and out[-1][0].isdigit():
             out.append("e")
         else:
             out.append(word)
@@ -152,9 +142,22 @@ def found_in(fact: str, words: list[str]) -> bool:
         if len(want) > MAX_FACT_WORDS:
             raise BadArgument(f"fact {variant[:60]!r}… has {len(want)} words; a key fact has at most {MAX_FACT_WORDS}")
         starts = range(1) if opening else range(len(words) - len(want) + 1)
-        if want and any(words[i:i + len(want)] == want for i in starts):
+        if want and any(words[i:i + len(want)] == want and _whole(words, i, len(want)) for i in starts):
             return True
     return False
+
+
+def _whole(words: list[str], i: int, n: int) -> bool:
+    """Is the run ``words[i:i + n]`` a whole figure? « 7 h » is not inside « 7 h 30 », « 30 » not the minutes of
+    « 8 h 30 »: a run that ends on a number or on « h » must not go on with a number, and a run that starts
+    with a number must not follow one (or follow a number and « h »)."""
+    last, first = words[i + n - 1], words[i]
+    if (last[0].isdigit() or last == "h") and i + n < len(words) and words[i + n][0].isdigit():
+        return False
+    if first[0].isdigit() and i >= 1:
+        before = words[i - 1]
+        return not (before[0].isdigit() or (before == "h" and i >= 2 and words[i - 2][0].isdigit()))
+    return True
 
 
 def key_facts(question: Mapping) -> list[str]:
@@ -218,6 +221,11 @@ def score_answer(answer, question: dict, cited: list[str] = ()) -> dict:
     - ``correct``: for a question no page answers, abstaining; otherwise, not
       abstaining and stating every key fact (``has_fact``);
     - ``facts``: each key fact → found or not (the reason an answer is wrong);
+    - ``polarity``: for a reference that opens with « Oui » or « Non », what the answer opens with; an
+      answer whose opening (its lead-in, or its first sentence) says the opposite is wrong, whatever its
+      quotes say — a reader who trusts what is shown reads the « Oui » first;
+    - ``contradicts``: the lead-in's figures that the reference contradicts (a figure with a unit the
+      reference states, at a value it never gives: « 12 jours » where it says « 10 jours »): wrong too;
     - citations, for an answered question: ``citation_precision`` (cited pages
       that hold the evidence, or at least help, over cited pages) and
       ``citation_recall`` (evidence pages cited over evidence pages). A cited
@@ -237,9 +245,16 @@ def score_answer(answer, question: dict, cited: list[str] = ()) -> dict:
     answerable = question.get("kind") != "unanswerable" and any(g > 0 for g in relevant.values())
     words = answer_words(text)
     facts = {f: found_in(f, words) for f in facts_wanted} if answerable else {}
-    correct = (not abstained and all(facts.values()) and bool(facts)) if answerable else abstained
+    # A « Oui » above a copied sentence that says « non » tells the reader « oui »: the opening must agree.
+    wanted = polarity(question.get("answer")) if answerable else None
+    said = polarity(opening(text)) if wanted and not abstained else None
+    contradicts = _lead_contradicts(text, question) if answerable and not abstained else []
+    agrees = not (said and wanted and said != wanted) and not contradicts
+    correct = (not abstained and all(facts.values()) and bool(facts) and agrees) if answerable else abstained
     out = {"id": question["id"], "answerable": answerable, "abstained": abstained, "correct": correct,
-           "facts": facts, "citation_precision": None, "citation_recall": None, "correct_and_cited": correct}
+           "facts": facts, "polarity": {"reference": wanted, "answer": said} if wanted else None,
+           "contradicts": contradicts, "citation_precision": None, "citation_recall": None,
+           "correct_and_cited": correct}
     pages = list(dict.fromkeys(_document(c) for c in cited))
     if answerable and not abstained and pages:
         useful = evidence | {p for p, g in relevant.items() if g > 0}
@@ -250,6 +265,35 @@ def score_answer(answer, question: dict, cited: list[str] = ()) -> dict:
         out["citation_precision"], out["citation_recall"] = 0.0, 0.0 if evidence else None
         out["correct_and_cited"] = False
     return out
+
+
+_POLAR = re.compile(r"\W*(oui|non|yes|no)\b")
+
+
+def opening(text: str) -> str:
+    """What an answer says first: its lead-in (the line above the copied sentences), or its first sentence."""
+    text = (text or "").strip()
+    if "\n" in text:
+        return text.split("\n", 1)[0]
+    first = sentences(text)
+    return first[0] if first else text
+
+
+def polarity(text: str | None) -> str | None:
+    """« oui » or « non » when ``text`` opens with one (« Non : … », « Yes. »), else None."""
+    m = _POLAR.match(fold(text or ""))
+    return None if m is None else {"yes": "oui", "no": "non"}.get(m.group(1), m.group(1))
+
+
+def _lead_contradicts(text: str, question: Mapping) -> list[str]:
+    """The figures of a lead-in (the model's own words above the copied sentences) that the reference contradicts:
+    a figure with a unit the reference also states, at a value the reference (or the question) never gives."""
+    if "\n" not in text.strip():
+        return []
+    reference = str(question.get("answer") or "")
+    held = figures.keys(reference) | figures.keys(str(question.get("question") or ""))
+    units = {f.unit for f in figures.figures(reference) if f.unit}
+    return [f.text for f in figures.figures(opening(text)) if f.unit in units and not figures.supported(f, held)]
 
 
 MARK_KEYS = ("answerable", "abstained", "correct", "citation_precision", "citation_recall")

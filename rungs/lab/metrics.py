@@ -427,3 +427,14 @@ def wilson(k: int, n: int) -> tuple[float, float]:
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
     return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def kappa(a, b) -> float:
+    """Cohen's κ: how far two readers' verdicts (any labels, one per item) agree beyond what chance would give."""
+    a, b = list(a), list(b)
+    if not a or len(a) != len(b):
+        raise BadArgument(f"kappa needs two equally long, non-empty lists of verdicts, not {len(a)} and {len(b)}")
+    n, labels = len(a), set(a) | set(b)
+    observed = sum(x == y for x, y in zip(a, b)) / n
+    by_chance = sum(a.count(label) * b.count(label) for label in labels) / n ** 2
+    return 1.0 if by_chance == 1 else (observed - by_chance) / (1 - by_chance)
