@@ -46,6 +46,7 @@ from rungs import hybrid, rag  # noqa: E402
 from rungs.grounding import Status  # noqa: E402
 from rungs.lab import answers, tuning  # noqa: E402
 from rungs.lab import metrics as evaluate  # noqa: E402
+from rungs.lab.metrics import kappa  # noqa: E402
 from rungs.lab.handbook import load_pages, load_questions  # noqa: E402
 
 sys.path.insert(0, str(HERE))
@@ -344,14 +345,6 @@ def summarise_folder(folder: dict, gates=()) -> tuple[dict, dict]:
     return out, paired
 
 
-def cohen_kappa(a: list[bool], b: list[bool]) -> float:
-    """Agreement of two yes/no readings beyond what their own shares of yes would give by chance."""
-    n = len(a)
-    observed = sum(x == y for x, y in zip(a, b)) / n
-    by_chance = (sum(a) * sum(b) + (n - sum(a)) * (n - sum(b))) / n ** 2
-    return 1.0 if by_chance == 1 else (observed - by_chance) / (1 - by_chance)
-
-
 def blind_agreement(marks: dict, system: str = "pointing-lead") -> dict:
     """The mark (``marks``: ``system``'s on the folder) against the blind reader: right or not, question by
     question, and Cohen's κ."""
@@ -361,7 +354,7 @@ def blind_agreement(marks: dict, system: str = "pointing-lead") -> dict:
     ids = sorted(set(read) & set(marks))
     mark, human = [bool(marks[q]["correct"]) for q in ids], [read[q] in ("RIGHT", "IDK_OK") for q in ids]
     n, agree = len(ids), sum(a == b for a, b in zip(mark, human))
-    return {"system": system, "n": n, "agree": agree, "kappa": cohen_kappa(mark, human),
+    return {"system": system, "n": n, "agree": agree, "kappa": kappa(mark, human),
             "right_by_mark": sum(mark), "right_by_reader": sum(human),
             "verdicts": {v: sum(1 for q in ids if read[q] == v) for v in sorted(set(read[q] for q in ids))},
             "disagree": [{"id": q, "mark": "right" if m else "not right", "reader": read[q]}

