@@ -9,6 +9,14 @@ stored runs, without a model:
     closed-book           no passage at all: what the model « knows » of a company it has never seen
     oracle-free           the judged passages — every page graded 2, at most 4 — in mode « free »
     oracle-pointing-lead  the same, in mode « pointing-lead »
+    copy                  no model: the 3 sentences the hybrid over sentences ranks first, among the 12
+                          pointing-lead was shown (``rag.answer(mode="copy")``), from pointing-lead's stored passages
+    oracle-copy           the same, from the judged passages
+
+« copy » is the floor every model mode is measured against. It asks no model, so it is computed from the
+stored passages in seconds (``run --systems copy oracle-copy``, no server); its gate is pointing-lead's stored
+P(yes) — the gate asks the very same question over the very same numbered sentences in both
+(``rag.answer(mode="copy", gate=t)`` asks it so), so « copy, gate t » is what the rung gives at that threshold.
 
 Each retrieved or oracle answer is asked with the sufficient-context gate at threshold 0 (``gate=0.0``):
 the gate's question is asked first and its P(yes) stored, and the answer is always asked after it, over
@@ -55,10 +63,12 @@ from bench_modes import halves, paired_table  # noqa: E402  (the same two halves
 LOG = HERE / "results" / "abstain.jsonl"
 SUMMARY = HERE / "results" / "abstain.json"
 SYSTEMS = ("pointing-lead", "free", "pointing-lead-norule", "free-norule", "oracle-pointing-lead", "oracle-free",
-           "closed-book")
+           "closed-book", "copy", "oracle-copy")
+#: The systems that ask no model: each is read from the stored run of the model system it copies from.
+COPIES = {"copy": "pointing-lead", "oracle-copy": "oracle-pointing-lead"}
 #: The modes the protocol chooses among: each mode with its own no-answer rule (the model may decline), and
 #: each without it (« -norule »: the model must answer — no « aucune » offered — and only the gate declines).
-CHOICES = ("pointing-lead", "free", "pointing-lead-norule", "free-norule")
+CHOICES = ("pointing-lead", "free", "pointing-lead-norule", "free-norule", "copy")
 #: What the model reads when it reads nothing: the closed-book baseline's whole prompt.
 CLOSED_BOOK = ("Question d'un salarié de l'entreprise : {question}\n\nRéponds en français, en une ou deux phrases. "
                "Si tu ne connais pas la réponse, réponds exactement « Je ne sais pas. »")
@@ -90,6 +100,14 @@ def _record(system, q, out, hits=None) -> dict:
             "cost": d["cost"], "sent": list(d["sent"]), "replies": d["trace"].get("replies", []),
             "gate": {k: gate.get(k) for k in ("p", "coverage", "trusted", "note")} if gate else None,
             "hits": [{"id": h.id, "score": h.score, "parts": h.parts} for h in (hits or [])]}
+
+
+def copied(system, q, by_id, done) -> dict:
+    """« copy » from the passages the model system it stands beside was sent (stored), with that system's stored
+    gate: the same question over the same numbered sentences. No model."""
+    base = done[COPIES[system], q["id"]]
+    out = rag.answer(q["question"], [by_id[i] for i in base["sent"]], None, mode="copy", collection=rag.HANDBOOK)
+    return {**_record(system, q, out), "gate": base["gate"], "hits": base["hits"]}
 
 
 def ask(system, q, retriever, by_id, client):
@@ -160,14 +178,17 @@ def run(systems, *, half="all", limit=None, collection="handbook") -> None:
     by_id, by_q = {p["id"]: p for p in pages}, {q["id"]: q for q in questions}
     decide, report = halves(questions)
     order = {"decide": decide, "report": report, "all": decide + report}[half][:limit]
-    retriever, client, done = hybrid.answer_retriever(pages), default_client(), stored()
+    done = stored()
+    client = default_client() if set(systems) - set(COPIES) else None  # a copy asks no model: no server
+    retriever = hybrid.answer_retriever(pages)
     LOG.parent.mkdir(exist_ok=True)
     with LOG.open("a", encoding="utf-8") as log:
         for system in systems:
             todo = [qid for qid in order if (system, qid) not in done]
             started = time.perf_counter()
             for n, qid in enumerate(todo, 1):
-                r = ask(system, by_q[qid], retriever, by_id, client)
+                r = copied(system, by_q[qid], by_id, done) if system in COPIES else ask(
+                    system, by_q[qid], retriever, by_id, client)
                 log.write(json.dumps(r, ensure_ascii=False) + "\n")
                 log.flush()
                 left = (time.perf_counter() - started) / n * (len(todo) - n)
@@ -183,17 +204,28 @@ def interleaved(questions: list[dict]) -> list[dict]:
     return [q for _, _, q in sorted((place(i, len(k)), q["id"], q) for k in kinds for i, q in enumerate(k))]
 
 
+def copied_folder(q, reader_for, done) -> dict:
+    """« copy » of a folder question from the passages pointing-lead was sent there (stored), its gate too."""
+    base = done["pointing-lead", q["id"]]
+    reader = reader_for("copy", None)
+    meta = reader.retriever.meta
+    passages = [{"id": i, "title": meta[i].get("title") or "", "body": meta[i]["body"]} for i in base["sent"]]
+    out = rag.answer(q["question"], passages, None, **{**reader.knobs, "gate": None, "on_event": None})
+    return {**_record("copy", q, out), "gate": base["gate"], "hits": base["hits"]}
+
+
 def run_folder(systems, *, limit=None) -> None:
     """The folder's questions, every one (the folder is not tuned on: it is reported, never decided on)."""
     from rungs.model import default_client
 
     questions = interleaved(load_questions(FOLDER / "questions.jsonl"))[:limit]
-    reader_for, client, done = _folder_readers(), default_client(), stored(FOLDER_LOG)
+    done = stored(FOLDER_LOG)
+    reader_for, client = _folder_readers(), default_client() if set(systems) - {"copy"} else None
     with FOLDER_LOG.open("a", encoding="utf-8") as log:
         for system in systems:
             todo = [q for q in questions if (system, q["id"]) not in done]
             for n, q in enumerate(todo, 1):
-                r = ask_folder(system, q, reader_for, client)
+                r = copied_folder(q, reader_for, done) if system == "copy" else ask_folder(system, q, reader_for, client)
                 log.write(json.dumps(r, ensure_ascii=False) + "\n")
                 log.flush()
                 print(f"folder {system} {q['id']} {n}/{len(todo)} {r['status']:<11} gate {(r['gate'] or {}).get('p')} "
@@ -311,8 +343,9 @@ def summary() -> dict:
         shown_gates = sorted({0.3, 0.5, runner_up} - {0.0})  # the gate at fixed thresholds, to show what it does
         ran = [c for c in CHOICES if c in marks and all(q in marks[c] for q in decide)]
         marks |= {n: m for n, m in with_gates(marks, ran, shown_gates).items() if n not in marks}  # the choice's kept
-        out["thresholds"] = {s: threshold_table(marks, questions, s) for s in CHOICES if s in marks}
-        out["gate_auc"] = {s: gate_auc(marks[s]) for s in CHOICES if s in marks}
+        own = [s for s in CHOICES if s in marks and s not in COPIES]  # a copy's gate is its model's: not again
+        out["thresholds"] = {s: threshold_table(marks, questions, s) for s in own}
+        out["gate_auc"] = {s: gate_auc(marks[s]) for s in own}
         out["chosen"] = name
     for system, m in marks.items():
         out["systems"][system] = {half: bench_modes.measures([m[q] for q in ids if q in m])
@@ -322,6 +355,9 @@ def summary() -> dict:
         if base is not None and system != "pointing-lead":
             out["paired"][system] = {half: bench_modes.paired(base, m, ids)
                                      for half, ids in (("decide", decide), ("report", report), ("all", decide + report))}
+    out["paired_floor"] = {floor: {half: bench_modes.paired(marks[model], marks[floor], ids)
+                                   for half, ids in (("decide", decide), ("report", report), ("all", decide + report))}
+                           for floor, model in COPIES.items() if floor in marks and model in marks}
     folder = marks_of(stored(FOLDER_LOG), load_questions(FOLDER / "questions.jsonl")) if FOLDER_LOG.exists() else {}
     out["folder"], out["folder_paired"] = summarise_folder(folder, shown_gates if complete else ())
     out["folder_blind"] = blind_agreement(folder.get("pointing-lead", {}))
@@ -339,8 +375,10 @@ def summarise_folder(folder: dict, gates=()) -> tuple[dict, dict]:
     run = {s: m for s, m in folder.items() if len(m) == len(ids)}
     marks = run | with_gates(run, run, gates)  # thresholds read off the handbook's runs, never off the folder's
     paired = {name: bench_modes.paired(run[name.split(",")[0]], m, ids) for name, m in marks.items() if name not in run}
+    if "copy" in run and "pointing-lead" in run:  # the floor against the model, on the folder too
+        paired["copy − pointing-lead"] = bench_modes.paired(run["pointing-lead"], run["copy"], ids)
     out = {system: bench_modes.measures(list(m.values())) for system, m in marks.items()}
-    for system in run:  # the gate's separation, as on the handbook: one number a system
+    for system in (s for s in run if s not in COPIES):  # the gate's separation, as on the handbook: one a system
         out[system]["gate_auc"] = gate_auc(run[system])
     return out, paired
 
@@ -409,7 +447,8 @@ def tables(out: dict, half: str = "decide") -> str:
                                 "answerable": sum(1 for q in ids if questions[q]["kind"] != "unanswerable"),
                                 "unanswerable": sum(1 for q in ids if questions[q]["kind"] == "unanswerable")}
                             for n in names_}
-    run = [n for n in ("closed-book", "oracle-pointing-lead", "pointing-lead", "free", "pointing-lead-norule")
+    run = [n for n in ("closed-book", "oracle-pointing-lead", "oracle-copy", "pointing-lead", "copy", "free",
+                       "pointing-lead-norule")
            if out["systems"].get(n, {}).get(half, {}).get("n") == len(ids)]
     gated = [n for n in out["systems"] if ", gate " in n and n.split(",")[0] in run]
     lines = [f"\n**{half} half, {len(ids)} questions** (every system on every question; 95 % Wilson intervals)\n"]
@@ -421,7 +460,7 @@ def tables(out: dict, half: str = "decide") -> str:
                       f"({'the default kept' if c['kept_default'] else 'a change from the default'}; the sweep's best "
                       f"was {c['sweep_best']['system']}, gate {c['sweep_best']['gate']:.1f})."]
     # Paired tables for the other mode, the sweep's favourite and the choice only: the rest are in the table above.
-    shown = {"free", "closed-book", "oracle-pointing-lead"}
+    shown = {"free", "closed-book", "oracle-pointing-lead", "copy", "oracle-copy"}
     if "choice" in out:
         sweep_best = out["choice"]["sweep_best"]
         shown |= {out["chosen"], f"{sweep_best['system']}, gate {sweep_best['gate']:.1f}"}
@@ -429,7 +468,9 @@ def tables(out: dict, half: str = "decide") -> str:
         tests = halves_.get(half) or {}
         if name not in shown or name.split(",")[0] not in run or not tests:
             continue
-        lines += paired_table(f"{name} − pointing-lead", tests, {k: label for k, label, _ in ROWS})
+        base = COPIES.get(name, "pointing-lead")  # a copy against the model it copies from, on the same passages
+        tests = (out.get("paired_floor", {}).get(name) or {}).get(half) or tests if name in COPIES else tests
+        lines += paired_table(f"{name} − {base}", tests, {k: label for k, label, _ in ROWS})
     for system, rows in out.get("thresholds", {}).items():
         if system not in run:
             continue
@@ -464,10 +505,12 @@ def tables(out: dict, half: str = "decide") -> str:
                           + ", ".join(f"{k} {v}" for k, v in b["verdicts"].items()) + "; where they differ: "
                           + ", ".join(f"{d['id']} (mark {d['mark']}, reader {d['reader']})" for d in b["disagree"]) + "."]
         favourite = out.get("choice", {}).get("sweep_best", {})
-        for name, tests in out.get("folder_paired", {}).items():  # the handbook's favourite only, as above
-            if name != f"{favourite.get('system')}, gate {favourite.get('gate', 0):.1f}":
-                continue
-            lines += paired_table(f"folder: {name} − {name.split(',')[0]}", tests, {k: label for k, label, _ in ROWS})
+        for name, tests in out.get("folder_paired", {}).items():  # the handbook's favourite and the floor, as above
+            if name == "copy − pointing-lead":
+                lines += paired_table(f"folder: {name}", tests, {k: label for k, label, _ in ROWS})
+            elif name == f"{favourite.get('system')}, gate {favourite.get('gate', 0):.1f}":
+                lines += paired_table(f"folder: {name} − {name.split(',')[0]}", tests,
+                                      {k: label for k, label, _ in ROWS})
     return "\n".join(lines)
 
 

@@ -97,7 +97,8 @@ READERS = [lambda s: abstention.check_summary(s), lambda s: abstention.questions
            lambda s: abstention.answered(s, "pointing-lead"), abstention.is_complete,
            lambda s: abstention.baselines(s), lambda s: abstention.losses(s), lambda s: abstention.loss_lines(s),
            lambda s: abstention.baselines_table(s), lambda s: abstention.threshold_table(s),
-           abstention.choice_lines, abstention.grid_table, lambda s: abstention.plot_thresholds(s)]
+           abstention.choice_lines, abstention.grid_table, lambda s: abstention.plot_thresholds(s),
+           lambda s: abstention.floor_table(s)]
 
 
 @pytest.mark.parametrize("n", range(len(list(broken_summaries()))))
@@ -120,6 +121,7 @@ def test_a_summary_of_another_shape_is_named_not_a_crash(n):
     (lambda: abstention.plot_right([{"n": 10, "right": 1.5}]), "rows[0]"),
     (lambda: abstention.plot_right([], ax="axes"), "ax"),
     (lambda: abstention.plot_right([], title=7), "title"),
+    (lambda: abstention.floor_table(summary(), half="both"), "half"),
 ])
 def test_a_wrong_argument_is_named(call, name):
     with pytest.raises(BadArgument, match=re.escape(name)):
@@ -274,3 +276,19 @@ def test_the_committed_summary_reads_without_error():
     json.dumps(abstention.baselines(committed, mode="pointing-lead", half="all"))
     abstention.progress(committed)
     abstention.choice_lines(committed)
+
+
+def test_the_floor_sits_beside_the_model_it_copies_from_with_its_paired_test():
+    floored = summary()
+    floored["systems"]["copy"] = {"report": measures(10, 0.4, 0.75, 0.0, 0.0, 0.3)}
+    floored["systems"]["copy, gate 0.4"] = {"report": measures(10, 0.7, 0.625, 0.5, 0.125, 0.35)}
+    floored["paired_floor"] = {"copy": {"report": {"right_answerable": {
+        "n": 8, "diff": 0.125, "ci95": [-0.1, 0.35], "p": 0.5, "p_holm": 0.9, "improved": 2, "degraded": 1}}}}
+    lines = abstention.floor_table(floored, half="report").splitlines()
+    rows = {line.split("  ")[0]: line for line in lines[2:] if not line.startswith("  ")}
+    assert list(rows) == ["pointing-lead", "copy (no model)", "copy, gate 0.4", "oracle-pointing-lead",
+                          "oracle-copy (no model)"]  # each copy under the model it copies from, its gates between
+    assert "0.400  0.750  0.000  0.000  0.300" in rows["copy (no model)"]
+    assert "not run yet" in rows["oracle-copy (no model)"]  # never borrowed from another system
+    assert lines[-1] == "  copy − pointing-lead, right (answerable), paired on 8: +0.125 [-0.100, +0.350], p Holm 0.900, 2 better / 1 worse"
+    assert "paired" not in abstention.floor_table(summary(), half="report")  # no test stored, none shown

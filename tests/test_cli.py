@@ -138,6 +138,19 @@ def test_ask_streams_the_sentences_then_each_quote_with_its_file_page_link_and_c
     assert "✓" not in out and "1 call ·" in out
 
 
+
+@pytest.mark.encoder
+def test_ask_copy_asks_no_model_and_prints_the_sentences_that_match_best(indexed, capsys, monkeypatch):
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")  # a model asked here would be unreachable
+    question = "Quelles sanctions disciplinaires le règlement prévoit-il ?"
+    best = sorted(_sentences(indexed, question), key=lambda s: s["rank"])[:3]
+    code, out, err = run(capsys, "ask", question, "--index", str(indexed), "--rung", "bm25", "--mode", "copy")
+    assert code == 0, err
+    assert out.splitlines()[1] == "… no model: the sentences that match the question best are copied"
+    assert all(f"« {s['text']} »" in out for s in best) and out.count("\n[") == 3
+    assert "every cited passage was one the search found" in out and "no model call" in out
+
+
 @pytest.mark.encoder
 def test_ask_by_default_shows_the_words_checked_then_the_sentences_that_hold_their_figures(indexed, capsys):
     question = "Quelles sanctions disciplinaires le règlement prévoit-il ?"

@@ -5,6 +5,8 @@ an answer **unavailable**, an id never sent or an answer citing nothing is
 **refused**, and ``Answer.raise_for_status()`` gives back the named error.
 """
 
+import json
+
 import pytest
 
 from rungs import rag
@@ -192,3 +194,55 @@ def test_a_gate_that_cannot_tell_is_said_and_the_answer_goes_on():
     assert out.answered and any("no log-probabilities" in n for n in out.notes)
     with pytest.raises(BadArgument, match="gate"):
         rag.answer("Question ?", PASSAGES, ScriptedClient([]), gate=1.5)
+
+
+# ---------------------------------------------------------------- « copy »: the floor, with no model
+
+BADGE = [{"id": "badge", "text": "Badge perdu. Le remplacement du badge coûte 10 €. Prévenez l'accueil le jour même."},
+         {"id": "repas", "text": "Le restaurant ouvre de 11 h 30 à 14 h. Les menus changent chaque lundi. "
+                                 "Le parking du siège compte 80 places."}]
+
+
+class _NoModel:
+    """A client that fails the test the moment anything of it is used: « copy » must never ask."""
+
+    def __getattr__(self, name):
+        raise AssertionError(f"copy asked the model ({name})")
+
+
+@pytest.mark.encoder  # the sentences are ranked by the hybrid: the vector leg loads
+def test_copy_asks_no_model_and_copies_the_sentences_ranked_first():
+    question = "Combien coûte le remplacement d'un badge perdu ?"
+    out = rag.answer(question, BADGE, _NoModel(), mode="copy")
+    numbered = rag.sentences_for(question, rag.prepare_passages(BADGE))
+    best = sorted(sorted(numbered, key=lambda s: s["rank"])[:rag.COPIED], key=lambda s: s["n"])
+    assert out.status is Status.ANSWERED and out.cost.calls == 0 and out.by == "rag copy"
+    assert [q.text for q in out.quotes] == [s["text"] for s in best]
+    assert out.text == " ".join(s["text"] for s in best) and "Le remplacement du badge coûte 10 €." in out.text
+    assert "Le parking du siège compte 80 places." not in out.text  # what matches nothing is not copied
+    assert out.cited[0] == "badge" and [f.held_by for f in out.figures if f.figure.startswith("10")] == [("badge",)]
+    from rungs.grounding.contract import check_answer
+    check_answer(out)
+
+
+@pytest.mark.encoder
+def test_copy_behind_the_gate_asks_one_question_the_pointing_modes_gate_asks_and_copies_only_above_it():
+    question = "Combien coûte le remplacement d'un badge perdu ?"
+    closed = rag.answer(question, BADGE, ScriptedClient([said(0.2)]), mode="copy", gate=0.5)
+    assert closed.status is Status.NO_ANSWER and closed.cost.calls == 1 and not closed.quotes
+    assert "0.20, below its threshold 0.50" in closed.reason
+    client = ScriptedClient([said(0.9)])
+    opened = rag.answer(question, BADGE, client, mode="copy", gate=0.5)
+    assert opened.answered and opened.cost.calls == 1 and len(client.calls) == 1
+    assert opened.text == rag.answer(question, BADGE, _NoModel(), mode="copy").text  # the gate decides, copy reads
+    # The gate's question is the one pointing-lead's gate asks over the same numbered sentences (its stored P(yes)).
+    lead = ScriptedClient([said(0.9), json.dumps({"reponse": "10 €.", "phrases": [2]})])
+    rag.answer(question, BADGE, lead, mode="pointing-lead", gate=0.5)
+    assert client.calls[0]["messages"] == lead.calls[0]["messages"]
+    from rungs.grounding.contract import check_answer
+    check_answer(closed), check_answer(opened)
+
+
+def test_copy_says_je_ne_sais_pas_with_nothing_to_copy_and_asks_nothing():
+    out = rag.answer("Combien ?", [], _NoModel(), mode="copy")
+    assert out.status is Status.NO_ANSWER and out.cost.calls == 0

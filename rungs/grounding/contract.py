@@ -14,8 +14,9 @@ The promises:
   not « je ne sais pas »; a no-answer shows exactly « je ne sais pas » and
   claims nothing (no citation, quote or figure);
 - ``check_refusal_not_shown`` — unavailable or refused: nothing shown, a reason given;
-- ``check_cost`` — a ``Cost``; an answer (or a refusal) took at least one call;
-  no call, no token;
+- ``check_cost`` — a ``Cost``; a refusal took at least one call; an answer that
+  took none (« copy », the floor that asks no model) shows its quotes and no
+  other word; no call, no token;
 - ``check_cited_were_sent`` — every cited id was sent; an answer cites something;
 - ``check_quotes_found`` — every quote is in the passage it names, word for word;
 - ``check_figures_supported`` — every figure of a shown answer is held by a
@@ -69,8 +70,12 @@ def check_refusal_not_shown(answer: Answer) -> None:
 def check_cost(answer: Answer) -> None:
     cost = answer.cost
     _require(isinstance(cost, Cost), f"cost must be a Cost, not {type(cost).__name__}")
-    if answer.status in (Status.ANSWERED, Status.REFUSED):
-        _require(cost.calls >= 1, f"an answer {answer.status} without a model call")
+    if answer.status is Status.REFUSED:
+        _require(cost.calls >= 1, "an answer refused without a model call")
+    if answer.status is Status.ANSWERED and cost.calls == 0:  # no model: no word but the copied ones
+        copied = " ".join(" ".join(q.text for q in answer.quotes).split())
+        _require(bool(copied) and " ".join(answer.text.split()) == copied,
+                 "an answer without a model call shows words that are not its quotes")
     if cost.calls == 0:
         _require(cost.prompt_tokens == 0 and cost.output_tokens == 0, "tokens counted without a call")
 

@@ -11,7 +11,8 @@ baselines side by side and say how much is lost at retrieval, how much at
 reading and what the gate changes; ``threshold_table`` gives the gate's
 precision and recall of « answerable » at each threshold; ``choice_lines`` and
 ``grid_table`` say what the protocol chose on the deciding half and how the
-choice fared, once, on the reporting half; ``plot_right`` and
+choice fared, once, on the reporting half; ``floor_table`` puts the model
+beside « copy », the floor that asks no model, with their paired test; ``plot_right`` and
 ``plot_thresholds`` draw them, each share with its Wilson interval
 (``metrics.wilson``, at the usual 95 %).
 
@@ -38,7 +39,9 @@ from .metrics import wilson  # noqa: F401  the collection's one interval of a sh
 ROLES = ("closed book", "judged passages", "shipped retriever", "shipped retriever + gate")
 #: The stored systems whose progress is counted (the gated ones are read from them: no run of their own).
 RUN = ("pointing-lead", "free", "pointing-lead-norule", "free-norule", "oracle-pointing-lead", "oracle-free",
-       "closed-book")
+       "closed-book", "copy", "oracle-copy")
+#: The model and the floor that asks none, on the same passages: each copy beside the model system it copies from.
+FLOOR = (("pointing-lead", "copy"), ("oracle-pointing-lead", "oracle-copy"))
 
 
 # ---------------------------------------------------------------- how far the runs got
@@ -150,6 +153,30 @@ def _loss_lines(loss: dict, missing_gate: str = "a baseline not run yet") -> lis
             f"lost at reading, share right of the answerable (all − judged passages):       {said('at reading')}",
             f"what the gate changes, share right of every question (with − without):       "
             f"{said('the gate', missing_gate)}"]
+
+
+def floor_table(summary: dict, *, half: str = "report") -> Table:
+    """The model beside the floor: pointing-lead and « copy » on the same passages (the shipped retriever's,
+    then the judged ones), copy behind the gate at the thresholds the summary holds, and under them the paired
+    test of each copy against the model it stands beside (share right of the answerable, Holm over the measures)."""
+    summary = check_summary(summary)
+    check_choice(half, "half", HALVES)
+    shown = [n for pair in FLOOR for n in pair]
+    shown[2:2] = sorted(n for n in summary["systems"] if n.startswith("copy, gate "))
+    lines = [f"{'system':<26} {'answers':>7} {'right':>6} {'right':>6} {'idk':>6} {'wrong':>6} {'cited':>6}",
+             f"{'':<26} {'':>7} {'(all)':>6} {'(ans.)':>6} {'(unan.)':>6} {'idk':>6} {'prec.':>6}"]
+    for name in shown:
+        m = _measures(summary, name, half)
+        label = name + (" (no model)" if name in ("copy", "oracle-copy") else "")
+        lines.append(f"{label:<26} {'not run yet':>7}" if not m.get("n") else
+                     f"{label:<26} {m['n']:>7}" + "".join(_cell(m.get(k), 7) for k in SHARES))
+    for model, floor in FLOOR:
+        t = ((summary.get("paired_floor") or {}).get(floor) or {}).get(half, {}).get("right_answerable")
+        if t:
+            lines.append(f"  {floor} − {model}, right (answerable), paired on {t['n']}: {t['diff']:+.3f} "
+                         f"[{t['ci95'][0]:+.3f}, {t['ci95'][1]:+.3f}], p Holm {t['p_holm']:.3f}, "
+                         f"{t['improved']} better / {t['degraded']} worse")
+    return Table("\n".join(lines))
 
 
 def baselines_table(summary: dict, *, mode: str = "pointing-lead", half: str = "report") -> Table:

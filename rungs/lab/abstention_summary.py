@@ -158,4 +158,12 @@ def check_summary(summary) -> dict:
             _check_test(right, where)
             for key in ("improved", "degraded", "questions"):
                 _whole(right.get(key), f"{where}[{key!r}]")
+    for name, by_half in _mapping(summary.get("paired_floor"), "['paired_floor']", optional=True).items():
+        for h, tests in _mapping(by_half, f"['paired_floor'][{name!r}]").items():
+            t = _mapping(tests, f"['paired_floor'][{name!r}][{h!r}]").get("right_answerable")
+            if t is not None:  # the floor's test, as floor_table quotes it
+                where = f"['paired_floor'][{name!r}][{h!r}]['right_answerable']"
+                _check_test(t, where)
+                for key in ("improved", "degraded", "n"):
+                    _whole(t.get(key), f"{where}[{key!r}]")
     return summary

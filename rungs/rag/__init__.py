@@ -17,7 +17,7 @@ The contract, checked in code, not asked for politely:
   ids; an id never sent, or a real answer that cites nothing, is **refused**;
   « Je ne sais pas. » is the **no answer**.
 
-Four modes (``mode``), each measured on every judged question
+Four model modes (``mode``), each measured on every judged question
 (``benchmarks/bench_answers.py``):
 
 - ``"pointing"``: the passages are cut into numbered sentences; under a schema
@@ -31,6 +31,10 @@ Four modes (``mode``), each measured on every judged question
   (``rungs.grounding.claims.found``: whitespace, case, quotation marks and
   apostrophes normalised, nothing looser);
 - ``"free"``: the answer and the ids it cites (the rung before these checks).
+
+And the floor they are measured against, ``"copy"`` (``rungs.rag.copying``): no
+model at all — the ``COPIED`` sentences the hybrid over sentences ranks first,
+copied and cited. ``READERS`` names all five.
 
 In every mode (``check_figures=True``) every figure of the answer
 (``rungs.grounding.figures``) must be in a quote, a cited passage or the
@@ -48,6 +52,7 @@ Rooms, one concept each:
 - ``prompts``    the words asked, mode by mode; the no-answer rule; the repair message
 - ``read``       a reply read strictly and settled against what was sent
 - ``pointing``   the numbered sentences, a pointing reply, a lead-in anchored to its sentences
+- ``copying``    the floor: the best sentences copied, no model
 - ``answering``  ``answer``: the rung in one call, returning ``rungs.grounding.Answer``
 - ``answerers``  ``Rag``: a retriever and the rung, as an ``Answerer`` (what ``python -m rungs ask`` runs)
 
@@ -59,16 +64,17 @@ from ..grounding.abstain import NO_ANSWER, is_no_answer
 from ..grounding.answer import AnswerNotGrounded, AnswerUnavailable, QuoteNotFound, UnsupportedFigure
 from ..grounding.replies import UnusableReply
 from .answerers import Rag
-from .answering import DEFAULT_GATE, DEFAULT_MODE, FENCES, MAX_ATTEMPTS, answer
+from .answering import DEFAULT_GATE, DEFAULT_MODE, FENCES, MAX_ATTEMPTS, READERS, answer
 from .build import MAX_CHARS, MAX_PASSAGES, MODES, build_prompt, check_prompt, prepare_passages, schema_for
+from .copying import COPIED, COPY, copy
 from .pointing import MAX_LEAD_CHARS, MAX_SENTENCES, SENTENCES_SENT, anchor, decode_pointing, sentences_for
 from .prompts import (COLLECTION, HANDBOOK, NO_ANSWER_RULE, NO_ANSWER_RULES, PROMPT, PROMPT_POINTING,
                       PROMPT_POINTING_LEAD, PROMPT_QUOTED, PROMPT_REWRITTEN, PROMPTS, repair_message)
 from .read import decode, ground, point
 
-__all__ = ["AnswerNotGrounded", "AnswerUnavailable", "COLLECTION", "DEFAULT_GATE", "DEFAULT_MODE", "FENCES", "HANDBOOK", "MAX_ATTEMPTS",
+__all__ = ["AnswerNotGrounded", "AnswerUnavailable", "COLLECTION", "COPIED", "COPY", "DEFAULT_GATE", "DEFAULT_MODE", "FENCES", "HANDBOOK", "MAX_ATTEMPTS",
            "MAX_CHARS", "MAX_LEAD_CHARS", "MAX_PASSAGES", "MAX_SENTENCES", "MODES", "NO_ANSWER", "NO_ANSWER_RULE",
            "NO_ANSWER_RULES", "PROMPT", "PROMPTS", "PROMPT_POINTING", "PROMPT_POINTING_LEAD", "PROMPT_QUOTED",
-           "PROMPT_REWRITTEN", "QuoteNotFound", "Rag", "SENTENCES_SENT", "UnsupportedFigure", "UnusableReply",
-           "anchor", "answer", "build_prompt", "check_prompt", "decode", "decode_pointing", "ground", "is_no_answer",
+           "PROMPT_REWRITTEN", "QuoteNotFound", "READERS", "Rag", "SENTENCES_SENT", "UnsupportedFigure", "UnusableReply",
+           "anchor", "answer", "build_prompt", "check_prompt", "copy", "decode", "decode_pointing", "ground", "is_no_answer",
            "point", "prepare_passages", "repair_message", "schema_for", "sentences_for"]

@@ -19,7 +19,8 @@ the one shape, ``rungs.grounding.Answer``:
 A bad argument (a question over 1,000 characters, an unknown mode) is the
 caller's mistake and raises ``BadArgument`` before any call.
 
-Cost: one call per attempt, one more for a repair (``Answer.cost``). Reading
+Cost: one call per attempt, one more for a repair (``Answer.cost``); « copy »
+none (one, the gate's, behind the gate). Reading
 the prompt dominates; the prompt's start is reused from the server's cache
 when it is the previous call's (``rungs.rag.build``).
 """
@@ -38,15 +39,19 @@ from ..grounding.answer import (Answer, AnswerNotGrounded, AnswerUnavailable, Co
 from ..grounding.answerer import MAX_QUESTION
 from ..grounding.replies import UnusableReply
 from ..model import EmptyCompletion, ModelError, TruncatedCompletion, default_client, estimate_tokens
+from .copying import COPY, copy
 from .gate import sufficiency
 from .build import MAX_CHARS, MAX_PASSAGES, MODES, build_prompt, check_prompt, prepare_passages, schema_for
 from .pointing import MAX_SENTENCES, SENTENCES_SENT, sentences_for
 from .prompts import repair_message
 from .read import decode, ground, point
 
+#: Every reader ``answer`` knows: the model's modes (``rungs.rag.build``), and the floor that asks no model.
+READERS = (*MODES, COPY)
 MAX_ATTEMPTS = 10  # each attempt is one more call, paid in seconds or in money
 # Chosen on the deciding half, where no mode was measurably better, because every sentence it shows is copied
-# from a cited passage and checked by code (benchmarks/README.md, « N3's modes »).
+# from a cited passage and checked by code (benchmarks/README.md, « N3's modes »); kept by the protocol with
+# « copy » and copy behind the gate in its grid, though it does not beat that floor (« The floor »).
 DEFAULT_MODE = "pointing-lead"
 #: The sufficient-context gate's threshold by default (None: off). Chosen by the protocol — ``tuning.choose`` over
 #: mode × threshold on the deciding half — in benchmarks/bench_abstain.py (benchmarks/README.md, « Knowing when
@@ -59,7 +64,7 @@ FENCES = ("<extrait", "</extrait>")
 def _check_knobs(question, mode, attempts, max_tokens, sentences_sent, flags, prompt, on_event) -> None:
     """Every knob checked once, before any call (the provider bills every character of the prompt)."""
     check_query(question, name="question", max_chars=MAX_QUESTION)
-    check_choice(mode, "mode", MODES)
+    check_choice(mode, "mode", READERS)
     check_int(attempts, "attempts", low=1, high=MAX_ATTEMPTS)
     check_int(max_tokens, "max_tokens", low=1, high=100_000)
     check_int(sentences_sent, "sentences_sent", low=1, high=1000)
@@ -79,7 +84,8 @@ def answer(question: str, passages: list[dict], client=None, *, mode: str = DEFA
     """Answer ``question`` from ``passages`` (dicts with an id and a text, best first): an ``Answer``.
 
     ``mode``: ``"pointing-lead"`` (the default), ``"pointing"``, ``"quoted"`` or ``"free"`` (the package
-    docstring says each). ``collection``: what the passages come from, as the prompt names it (« de
+    docstring says each), or ``"copy"``: no model — the ``COPIED`` sentences that match best, copied
+    (``rungs.rag.copying``; ``client`` is not used, ``gate`` must be None). ``collection``: what the passages come from, as the prompt names it (« de
     documents » by default). ``check_figures=False`` turns the figure check off — notebook 03 shows what it
     then lets through; such an answer may hold a figure nothing cited holds, listed ✗ in ``figures``.
     ``gate``: a threshold in [0, 1] turns on the sufficient-context gate (``rungs.rag.gate``): a yes/no
@@ -99,6 +105,8 @@ def answer(question: str, passages: list[dict], client=None, *, mode: str = DEFA
     if not question.strip() or not sent:  # nothing to ask: no call, no cost
         return Answer(status=Status.NO_ANSWER, text=NO_ANSWER, reason="nothing to ask: " + (
             "the question is empty" if not question.strip() else "no passage was given"), **base)
+    if mode == COPY:  # the floor: no model to read; a model asked only if the gate is on
+        return _copied(question, sent, sentences_sent, base, client, gate, collection)
     asker = None
     try:
         client = check_client(client) if client is not None else default_client()
@@ -125,6 +133,38 @@ def answer(question: str, passages: list[dict], client=None, *, mode: str = DEFA
     return Answer(status=Status.ANSWERED, text=out["answer"], cited=tuple(out["sources"]), quotes=quotes,
                   figures=claims.figure_checks(out["answer"], {c: texts[c] for c in out["sources"]}, quotes, question),
                   notes=tuple(trace["refused"]), cost=cost, **base)
+
+
+def _copied(question, sent, sentences_sent, base, client, gate, collection) -> Answer:
+    """« copy »: the sentences ranked first, copied and cited, their figures checked as any answer's. No call,
+    unless the gate is on: its one question, over the sentences pointing-lead would read, decides alone."""
+    started, cost = time.perf_counter(), Cost()
+    numbered = sentences_for(question, sent, sentences_sent)
+    base["trace"]["sentences"] = numbered
+    if gate is not None:
+        try:
+            client = check_client(client) if client is not None else default_client()
+        except ModelError as err:
+            return _failed(Status.UNAVAILABLE, err, base, None)
+        verdict = sufficiency(question, sent, client, mode="pointing", sentences=numbered, collection=collection)
+        cost = verdict.pop("cost")
+        base["trace"]["gate"] = {**verdict, "threshold": gate}
+        if verdict["note"]:
+            base["trace"]["refused"].append(verdict["note"])
+        if verdict["p"] is not None and verdict["p"] < gate:
+            return Answer(status=Status.NO_ANSWER, text=NO_ANSWER, cost=cost, reason=(
+                f"the gate: P(the extracts answer the question) = {verdict['p']:.2f}, below its threshold "
+                f"{gate:.2f}; nothing was copied"), notes=tuple(base["trace"]["refused"]), **base)
+    out = copy(numbered)
+    if not out["quotes"]:
+        return Answer(status=Status.NO_ANSWER, text=NO_ANSWER, cost=cost, reason="nothing to copy: the passages "
+                      "hold no sentence", **base)
+    quotes = tuple(Quote(q["source"], q["text"]) for q in out["quotes"])
+    took = Cost(seconds=max(0.0, time.perf_counter() - started - cost.seconds))
+    return Answer(status=Status.ANSWERED, text=out["answer"], cited=tuple(out["sources"]), quotes=quotes,
+                  figures=claims.figure_checks(out["answer"], {c: base["sent"][c] for c in out["sources"]}, quotes,
+                                               question), cost=cost + took, notes=tuple(base["trace"]["refused"]),
+                  **base)
 
 
 def _gated(asker, threshold: float, question, sent, numbered, collection, base) -> Answer | None:

@@ -28,23 +28,30 @@ MAX_SENTENCES = 3  # the pointing mode's answer: at most three sentences, copied
 
 
 def sentences_for(question: str, passages: list[dict], limit: int | None = SENTENCES_SENT) -> list[dict]:
-    """The sentences the pointing mode numbers: ``{"n", "source", "text"}``, numbered 1… in the passages' order.
+    """The sentences the numbered readers read: ``{"n", "source", "text", "rank"}``, numbered 1… in the passages' order.
 
     Every sentence of the passages; past ``limit``, the ``limit`` that match the question best — BM25
     (stop words out, stemmed) and the vector leg fused by RRF, over sentences — so the prompt is shorter
-    and the model reads only what may answer. (Chosen on the deciding half of the judged questions,
-    without a model: the smallest limit that kept every key fact the full passages held.)
+    and the model reads only what may answer. ``rank`` is each sentence's place in that order (1: the
+    best), what the « copy » reader copies by; without a question, the passages' order. (Chosen on the
+    deciding half of the judged questions, without a model: the smallest limit that kept every key
+    fact the full passages held.)
     """
     every = _claims.numbered([{"id": p["id"], "text": passage_text(p)} for p in passages])
-    if limit is not None and len(every) > limit and question.strip():
-        from .. import hybrid
+    rank = {s["n"]: i for i, s in enumerate(every, 1)}
+    if len(every) > 1 and question.strip():
+        from .. import hybrid  # N2, below this rung; here, so numbering a question's sentences is what loads the encoder
 
         docs = [{"id": str(s["n"]), "body": s["text"]} for s in every]
         # The collection's one hybrid recipe, at its textbook setting (RRF, k = 60, the legs weighed alike).
         fused = hybrid.build(docs, hybrid.TEXTBOOK, fields=("body",), stem=True)
-        keep = {int(h.id) for h in fused.search(question, limit=limit)}
-        every = [s for s in every if s["n"] in keep]
-    return [{**s, "n": i} for i, s in enumerate(every, 1)]
+        order = [int(h.id) for h in fused.search(question, limit=len(every))]
+        order += [s["n"] for s in every if s["n"] not in set(order)]  # a sentence no leg found comes last
+        rank = {n: i for i, n in enumerate(order, 1)}
+    if limit is not None and len(every) > limit:
+        every = [s for s in every if rank[s["n"]] <= limit]
+    ranks = {s["n"]: r for r, s in enumerate(sorted(every, key=lambda s: rank[s["n"]]), 1)}
+    return [{**s, "n": i, "rank": ranks[s["n"]]} for i, s in enumerate(every, 1)]
 
 
 def numbered_blocks(passages: list[dict], sentences: list[dict]) -> str:

@@ -67,6 +67,7 @@ benchmarks/folder (measured {measured}); a line says when the model starts readi
 example:
   python -m rungs ask "Avant quelle date faut-il poser ses congés d'été ?"
   python -m rungs ask "Combien de jours de RTT ?" --mode quoted     # the model writes, and quotes
+  python -m rungs ask "Combien de jours de RTT ?" --mode copy       # no model: the best sentences, copied
 """
 #: Measured: ``python -m rungs ask`` in a fresh process, one thread, the server started (benchmarks/bench_folder.py
 #: --ask, results/folder.json « ask_bundled » and « ask »; benchmarks/README.md, « Your folder at real size »).
@@ -150,12 +151,12 @@ def _fusion_options(p: argparse.ArgumentParser) -> None:
 
 
 def _ask_options(p: argparse.ArgumentParser) -> None:
-    from ..rag import DEFAULT_MODE, MODES
+    from ..rag import COPIED, DEFAULT_MODE, READERS
 
     p.add_argument("--passages", type=int, default=4, help="how many passages to read (1–4, default 4)")
-    p.add_argument("--mode", choices=MODES, default=DEFAULT_MODE, help=f"default {DEFAULT_MODE}: a few words, then "
+    p.add_argument("--mode", choices=READERS, default=DEFAULT_MODE, help=f"default {DEFAULT_MODE}: a few words, then "
                    "the sentences that say them; pointing: only sentences; quoted: the model writes and quotes; "
-                   "free: it writes and cites ids")
+                   f"free: it writes and cites ids; copy: no model, the {COPIED} sentences that match best, copied")
     p.add_argument("--gate", default=None, metavar="P",
                    help="the sufficient-context gate: first ask whether the passages answer at all, and below this "
                    f"P(yes) say « je ne sais pas » without asking for the answer; 0–1, or off (default {_gate_said()})")
@@ -321,7 +322,9 @@ def ask(args) -> int:
 
     reader = _reader(args, store, on_event)  # every option checked before a line is printed
     print(f"question: {args.question}", flush=True)
-    if not args.mode.startswith("pointing"):
+    if args.mode == "copy":
+        print("… no model: the sentences that match the question best are copied", flush=True)
+    elif not args.mode.startswith("pointing"):
         print(f"… the model reads {args.passages} passage(s) and writes; the answer is shown once it is checked",
               flush=True)
     answer = reader.ask(args.question)
@@ -361,9 +364,10 @@ def _print_answer(answer, store, args, streamed: bool) -> None:
     for note in answer.notes:
         print(f"note:     {note}")
     if answer.answered:
-        how = "copied from them by code" if args.mode.startswith("pointing") else "found in them word for word"
+        how = "copied from them by code" if args.mode.startswith(("pointing", "copy")) else "found in them word for word"
         said = [f.figure for f in answer.figures]
-        print("checked:  where the words come from — every cited passage was one the model read"
+        read = "one the search found" if args.mode == "copy" else "one the model read"
+        print(f"checked:  where the words come from — every cited passage was {read}"
               + (f"; the quotes are {how}" if answer.quotes else "")
               + (f"; every figure ({', '.join(said)}) is in a cited passage or the question" if said else "")
               + ".\n          Not checked: whether this answers your question — read the quotes.")
