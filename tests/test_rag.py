@@ -192,3 +192,9 @@ def test_a_gate_that_cannot_tell_is_said_and_the_answer_goes_on():
     assert out.answered and any("no log-probabilities" in n for n in out.notes)
     with pytest.raises(BadArgument, match="gate"):
         rag.answer("Question ?", PASSAGES, ScriptedClient([]), gate=1.5)
+
+
+def test_the_gates_figures_never_contradict_its_decision():
+    """Finding: P(yes) = 0.4999 against 0.5 was said « 0.50, below its threshold 0.50 »."""
+    out = rag.answer("Question ?", PASSAGES, ScriptedClient([said(0.4999)]), mode="free", gate=0.5)
+    assert out.status is Status.NO_ANSWER and "0.4999, below its threshold 0.5000" in out.reason

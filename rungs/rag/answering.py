@@ -38,7 +38,7 @@ from ..grounding.answer import (Answer, AnswerNotGrounded, AnswerUnavailable, Co
 from ..grounding.answerer import MAX_QUESTION
 from ..grounding.replies import UnusableReply
 from ..model import EmptyCompletion, ModelError, TruncatedCompletion, default_client, estimate_tokens
-from .gate import sufficiency
+from .gate import figures_of, sufficiency
 from .build import MAX_CHARS, MAX_PASSAGES, MODES, build_prompt, check_prompt, prepare_passages, schema_for
 from .pointing import MAX_SENTENCES, SENTENCES_SENT, sentences_for
 from .prompts import repair_message
@@ -137,8 +137,9 @@ def _gated(asker, threshold: float, question, sent, numbered, collection, base) 
         asker.trace["refused"].append(verdict["note"])
     if verdict["p"] is None or verdict["p"] >= threshold:
         return None
+    p, said = figures_of(verdict["p"], threshold)
     return Answer(status=Status.NO_ANSWER, text=NO_ANSWER, cost=asker.cost, reason=(
-        f"the gate: P(the extracts answer the question) = {verdict['p']:.2f}, below its threshold {threshold:.2f}; "
+        f"the gate: P(the extracts answer the question) = {p}, below its threshold {said}; "
         "the answer was not asked for"), **base)
 
 
