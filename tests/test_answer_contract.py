@@ -156,3 +156,33 @@ def test_a_client_that_miscounts_is_named_not_summed():
     with pytest.raises(BadResponse, match="reused"):
         Cost.of_counts(3, 3, reused_tokens=4)
     assert sum([Cost(1, 2, 3, 4, 0.5), Cost(1, 1, 0, 1, 0.25)]) == Cost(2, 3, 3, 5, 0.75)
+
+
+@pytest.mark.parametrize("name", ["cited", "quotes", "figures", "notes"])
+def test_a_str_for_a_tuple_field_is_refused_by_name(name):
+    """Finding: ``Answer(cited='a.md#1')`` became the citations 'a', '.', 'm', 'd'… and ``notes='une note'``
+    eight one-letter notes; ``with_`` took the same road."""
+    from rungs.core.errors import BadArgument
+
+    with pytest.raises(BadArgument, match=name):
+        Answer(question="q ?", status=Status.NO_ANSWER, **{name: "a.md#1"})
+    with pytest.raises(BadArgument, match=name):
+        GOOD.with_(**{name: "une note"})
+    assert GOOD.with_(cited=["a"], notes=["une note"]).notes == ("une note",)  # a list is still a tuple's worth
+
+
+@pytest.mark.parametrize("field, value", [("seconds", 10 ** 400), ("calls", 10 ** 5000),
+                                          ("output_tokens", 10 ** 16), ("seconds", 1e300)],
+                         ids=["seconds-10e400", "calls-10e5000", "tokens-10e16", "seconds-1e300"])
+def test_an_absurd_cost_is_refused_by_name(field, value):
+    """Finding: ``Cost(seconds=10**400)`` raised OverflowError, ``str(Cost(calls=10**5000))`` a ValueError."""
+    from rungs.core.errors import BadArgument
+
+    with pytest.raises(BadArgument, match=field):
+        str(Cost(**{"calls": 1, field: value}))
+
+
+def test_a_fence_in_capitals_is_still_scaffolding():
+    """Finding: « <EXTRAIT id=…> » passed the contract: fences were read case by case."""
+    with pytest.raises(AnswerContractBroken, match="fences"):
+        contract.check_no_scaffolding(GOOD.with_(text='<EXTRAIT id="a"> Le préavis est de trois mois.'))

@@ -383,3 +383,34 @@ def test_outside_a_terminal_and_a_notebook_a_bar_says_its_last_line_once(capsys)
     bar.close()
     out, err = capsys.readouterr()
     assert out == "" and err.startswith("sweep: 3/3 (100 %) in ") and err.count("\n") == 1  # leave=False: nothing
+
+
+def test_ask_gate_prints_enough_digits_never_to_contradict_its_decision(indexed, capsys, monkeypatch):
+    """Finding: P(yes) = 0.4999 against --gate 0.5 was printed « = 0.50, threshold 0.50: below it »."""
+    monkeypatch.setenv("RUNGS_SCRIPTED_REPLIES", json.dumps([_gate_reply(0.4999)]))
+    code, out, err = run(capsys, "ask", "Que faire d'un badge perdu ?", "--index", str(indexed), "--rung", "bm25",
+                         "--gate", "0.5")
+    assert code == 0 and "= 0.4999, threshold 0.5000: below it" in out, out
+
+
+def test_what_documents_and_the_model_say_is_printed_without_its_terminal_controls(tmp_path, capsys, monkeypatch):
+    """Finding: an indexed file holding « \\x1b[2J » cleared the learner's screen when `ask` or `search` printed it."""
+    from rungs.yours.index import open_index
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    monkeypatch.delenv("RUNGS_SCRIPTED_REPLIES", raising=False)
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / "badge.md").write_text("# Badge\x1b[2J perdu\n\nUn badge perdu se signale à l'accueil\x1b[31m, "
+                                   "sans délai.\x9b\n", encoding="utf-8")
+    assert run(capsys, "index", str(root), "--no-vectors")[0] == 0
+    question = "Que faire d'un badge perdu ?"
+    code, out, err = run(capsys, "search", question, "--index", str(root), "--rung", "bm25", "--passages")
+    assert code == 0 and "\x1b" not in out and "\x9b" not in out and "\\x1b" in out, out
+    sent = open_index(root).retriever("bm25").search(question, limit=1, level="passage")[0].id
+    reply = json.dumps({"answer": "Le signaler\x1b[2J\r à l'accueil.", "sources": [sent]})
+    code, out, err = run(capsys, "ask", question, "--index", str(root), "--rung", "bm25", "--passages", "1",
+                         "--mode", "free", "--scripted-replies", json.dumps([reply]))
+    assert code == 0, err
+    assert "\x1b" not in out and "\r" not in out and "Le signaler\\x1b[2J\\x0d à l'accueil." in out, out
+    assert "Badge\\x1b[2J perdu" in out  # the title too

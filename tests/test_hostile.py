@@ -732,3 +732,13 @@ def test_hits_from_every_rung_keep_the_contract_on_hostile_text(tmp_path):
         check_hits(hits)
         assert {h.id for h in hits} <= {"a", "b"}
     assert all(isinstance(h, Hit) for h in hybrid.rrf({"x": ["a", "b"], "y": ["b"]}))
+
+
+@pytest.mark.parametrize("written", ["Les congés sont illimités^9.", "Les congés sont illimités⁹.",
+                                     "Les congés sont illimités^[9].", "Les congés sont illimités^9,1."])
+def test_a_whole_text_check_reads_exponents_too(written):
+    """Finding: ``check_citations`` let « illimités^9 » through for a source never gathered (the report read it)."""
+    shown, cited, removed = research.check_citations(written, {1, 2})
+    assert shown == "Les congés sont illimités." and removed and cited == []
+    assert research.check_citations("Un droit acquis^1, sur 1 200 m².", {1, 2}) == (
+        "Un droit acquis [1], sur 1 200 m².", [1], [])

@@ -355,6 +355,7 @@ DOORS = {
     "display.cut_text": lambda d: (lambda t=d.draw(maybe(TEXT, JUNK)), w=d.draw(maybe(st.integers(1, 80), EDGES)):
                                    display.cut_text(t, w), ("text", "width")),
     "display.where": lambda d: (lambda h=d.draw(HIT): display.where(h), ("hit",)),
+    "display.safe_text": lambda d: (lambda t=d.draw(maybe(TEXT, JUNK)): display.safe_text(t), ("text",)),
     "display.hits_table": lambda d: (lambda h=d.draw(HITS), e=d.draw(maybe(st.booleans(), JUNK)):
                                      display.hits_table(h, explain=e), ("hits", "explain")),
     "display.explanation": lambda d: (lambda h=d.draw(HIT): display.explanation(h), ("hit",)),

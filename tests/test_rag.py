@@ -196,6 +196,12 @@ def test_a_gate_that_cannot_tell_is_said_and_the_answer_goes_on():
         rag.answer("Question ?", PASSAGES, ScriptedClient([]), gate=1.5)
 
 
+def test_the_gates_figures_never_contradict_its_decision():
+    """Finding: P(yes) = 0.4999 against 0.5 was said « 0.50, below its threshold 0.50 »."""
+    out = rag.answer("Question ?", PASSAGES, ScriptedClient([said(0.4999)]), mode="free", gate=0.5)
+    assert out.status is Status.NO_ANSWER and "0.4999, below its threshold 0.5000" in out.reason
+
+
 # ---------------------------------------------------------------- « copy »: the floor, with no model
 
 BADGE = [{"id": "badge", "text": "Badge perdu. Le remplacement du badge coûte 10 €. Prévenez l'accueil le jour même."},

@@ -6,7 +6,8 @@ where they become something a reader looks at: ``ranking_table`` and ``show``
 (one ranking), ``side_by_side`` (two, with how each page moved), ``parts_table``
 (why one hit scored), ``best_sentence`` (the sentence of a passage that
 matches a query, its words marked: every hit's snippet), ``hits_table`` (a
-folder's hits: file, page, section, snippet, why),
+folder's hits: file, page, section, snippet, why), ``safe_text`` (a document's or a model's words as a
+terminal may print them),
 ``bump_chart`` (ranks across a knob's values), and the two kinds of output that
 grow while a cell runs (``LiveText``, ``progress``: at home in ``rungs.core.live``,
 imported here too). Scores are printed to 3
@@ -37,6 +38,18 @@ def cut_text(text: str, width: int) -> str:
     width = check_int(width, "width", low=1, high=100_000)
     text = " ".join(str(text or "").split())
     return text if len(text) <= width else text[: width - 1] + "…"
+
+
+#: Every C0 and C1 control character but the tab and the newline: what a terminal obeys instead of showing.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def safe_text(text) -> str:
+    """Text from a document or a model as a terminal can be shown it: every control character but the newline
+    and the tab written as its escape (« \\x1b »), so that a file holding « \\x1b[2J » cannot clear the screen."""
+    if not isinstance(text, str):
+        raise BadArgument(f"text must be a string to show, not {type(text).__name__} {short_repr(text)}")
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
 class Table(str):

@@ -27,7 +27,6 @@ Cost: nothing; a dataclass.
 
 from __future__ import annotations
 
-import math
 from dataclasses import asdict, dataclass, field, replace
 from enum import Enum
 
@@ -63,11 +62,27 @@ class UnsupportedFigure(AnswerNotGrounded):
     """The answer holds a figure that no quote, cited passage or the question holds, after one repair round trip."""
 
 
+#: The most a count of calls or tokens may be: past it a number is a client's bug, not a cost (and one of
+#: 5,000 digits cannot even be printed).
+MAX_COUNT = 10 ** 15
+#: The most seconds a cost may say: about 32 years.
+MAX_SECONDS = 1e9
+
+
 def _count(value, name: str) -> int:
     # A client of one's own may report « abc », NaN or None: a cost is counted, never guessed.
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise BadArgument(f"{name} must be a whole number of 0 or more, not {type(value).__name__} {value!r:.40}")
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_COUNT:
+        said = "a number that large" if isinstance(value, int) and abs(value) > MAX_COUNT else f"{value!r:.40}"
+        raise BadArgument(f"{name} must be a whole number from 0 to {MAX_COUNT:,}, not {type(value).__name__} {said}")
     return value
+
+
+def _seconds(value) -> float:
+    # 10**400 is an int that no float holds: compared as it is, never converted before it is known to fit.
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= MAX_SECONDS:
+        said = "a number that large" if isinstance(value, int) and abs(value) > MAX_SECONDS else f"{value!r:.40}"
+        raise BadArgument(f"seconds must be a finite number from 0 to {MAX_SECONDS:g}, not {said}")
+    return float(value)
 
 
 @dataclass(frozen=True)
@@ -88,11 +103,7 @@ class Cost:
     def __post_init__(self):
         for name in ("calls", "evaluated_tokens", "reused_tokens", "output_tokens"):
             _count(getattr(self, name), name)
-        seconds = self.seconds
-        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not math.isfinite(seconds) \
-                or seconds < 0:
-            raise BadArgument(f"seconds must be a finite number of 0 or more, not {seconds!r:.40}")
-        object.__setattr__(self, "seconds", float(seconds))
+        object.__setattr__(self, "seconds", _seconds(self.seconds))
 
     @property
     def prompt_tokens(self) -> int:
@@ -167,6 +178,9 @@ class FigureCheck:
         return bool(self.held_by)
 
 
+_ITEMS = {"cited": "passage ids", "quotes": "Quote", "figures": "FigureCheck", "notes": "notes in words"}
+
+
 @dataclass(frozen=True)
 class Answer:
     """An answer, in the one shape every answering rung returns (the module docstring says each field)."""
@@ -190,7 +204,11 @@ class Answer:
         if not isinstance(self.cost, Cost):
             raise BadArgument(f"cost must be a Cost, not {type(self.cost).__name__}")
         for name in ("cited", "quotes", "figures", "notes"):
-            object.__setattr__(self, name, tuple(getattr(self, name)))
+            value = getattr(self, name)
+            if isinstance(value, (str, bytes)):  # tuple("a.md#1") is five citations of one letter each
+                raise BadArgument(f"{name} must be a list or tuple (of {_ITEMS[name]}), not the text {value!r:.40}: "
+                                  f"write {name}=({value!r:.40},)")
+            object.__setattr__(self, name, tuple(value))
 
     @property
     def answered(self) -> bool:

@@ -109,7 +109,9 @@ def check_figures_supported(answer: Answer) -> None:
 
 
 def check_no_scaffolding(answer: Answer) -> None:
-    marks = [m for m in answer.trace.get("fences", ()) if m and m in answer.text]
+    # « <EXTRAIT » is the same fence to a reader: read without case, as a model may echo it in capitals.
+    text = answer.text.casefold()
+    marks = [m for m in answer.trace.get("fences", ()) if m and str(m).casefold() in text]
     _require(not marks, f"the answer shows the prompt's fences {marks}: a passage's frame is not an answer")
 
 

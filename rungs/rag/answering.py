@@ -40,7 +40,7 @@ from ..grounding.answerer import MAX_QUESTION
 from ..grounding.replies import UnusableReply
 from ..model import EmptyCompletion, ModelError, TruncatedCompletion, default_client, estimate_tokens
 from .copying import COPY, copy
-from .gate import sufficiency
+from .gate import figures_of, sufficiency
 from .build import MAX_CHARS, MAX_PASSAGES, MODES, build_prompt, check_prompt, prepare_passages, schema_for
 from .pointing import MAX_SENTENCES, SENTENCES_SENT, sentences_for
 from .prompts import repair_message
@@ -152,9 +152,10 @@ def _copied(question, sent, sentences_sent, base, client, gate, collection) -> A
         if verdict["note"]:
             base["trace"]["refused"].append(verdict["note"])
         if verdict["p"] is not None and verdict["p"] < gate:
+            p, said = figures_of(verdict["p"], gate)
             return Answer(status=Status.NO_ANSWER, text=NO_ANSWER, cost=cost, reason=(
-                f"the gate: P(the extracts answer the question) = {verdict['p']:.2f}, below its threshold "
-                f"{gate:.2f}; nothing was copied"), notes=tuple(base["trace"]["refused"]), **base)
+                f"the gate: P(the extracts answer the question) = {p}, below its threshold {said}; nothing "
+                "was copied"), notes=tuple(base["trace"]["refused"]), **base)
     out = copy(numbered)
     if not out["quotes"]:
         return Answer(status=Status.NO_ANSWER, text=NO_ANSWER, cost=cost, reason="nothing to copy: the passages "
@@ -177,8 +178,9 @@ def _gated(asker, threshold: float, question, sent, numbered, collection, base) 
         asker.trace["refused"].append(verdict["note"])
     if verdict["p"] is None or verdict["p"] >= threshold:
         return None
+    p, said = figures_of(verdict["p"], threshold)
     return Answer(status=Status.NO_ANSWER, text=NO_ANSWER, cost=asker.cost, reason=(
-        f"the gate: P(the extracts answer the question) = {verdict['p']:.2f}, below its threshold {threshold:.2f}; "
+        f"the gate: P(the extracts answer the question) = {p}, below its threshold {said}; "
         "the answer was not asked for"), **base)
 
 

@@ -68,3 +68,14 @@ def sufficiency(question: str, sent: list[dict], client, *, mode: str, sentences
                 "note": f"the gate could not tell (only {coverage:.0%} of the first token on « Oui »/« Non »): "
                         "answered without it"}
     return {"p": probs["true"], "coverage": coverage, "trusted": True, "cost": cost, "prompt": prompt, "note": ""}
+
+
+def figures_of(p: float, threshold: float) -> tuple[str, str]:
+    """P and the threshold as printed beside the gate's decision: two decimals, or as many more as it takes
+    for two unequal values to print unequal (0.4999 against 0.5 is « 0.4999 » and « 0.5000 », never « 0.50 »
+    twice beside « below it »)."""
+    for places in range(2, 18):
+        shown = f"{p:.{places}f}", f"{threshold:.{places}f}"
+        if shown[0] != shown[1] or p == threshold:
+            return shown
+    return repr(float(p)), repr(float(threshold))  # 17 decimals apart only: every digit there is

@@ -9,8 +9,9 @@ citation (« [source 9] », « [page 3] »). Brackets of other scripts are read 
 brackets (« ［9］ », « 【9】 », « 〔9〕 » become « [9] »), and a citation in
 words inside parentheses (« (source 9) », « (sources 1 et 3) ») is kept or
 removed by the same rule. ``check_citations`` does the same to a whole text
-at once. The syntax itself — « [2] », « [1, 3] » — is ``rungs.grounding.citations``'s;
-this module is what stands between a forger and it.
+at once, its exponents read as a whole sentence's are (below). The syntax
+itself — « [2] », « [1, 3] » — is ``rungs.grounding.citations``'s; this module
+is what stands between a forger and it.
 
 Once a sentence of the report is whole (``rungs.research.report``), two more
 forms are read: a citation written as an exponent (« illimités^9 »,
@@ -31,7 +32,7 @@ from __future__ import annotations
 import re
 
 from ..core.errors import BadArgument, check_text
-from ..grounding.citations import CITATION_BODY, numbers as _numbers
+from ..grounding.citations import CITATION_BODY, cited_numbers, numbers as _numbers
 from ..grounding.replies import MAX_REPLY_CHARS
 
 
@@ -331,20 +332,25 @@ def _flat(tree) -> str:
 
 
 def check_citations(text: str, allowed: set[int]) -> tuple[str, list[int], list[str]]:
-    """The same check on a whole text: (clean text, numbers cited, groups removed)."""
+    """The same check on a whole text: (clean text, numbers cited, groups removed) — brackets as the stream
+    reads them, then exponents as a whole sentence is read (« illimités^9 » of a source never gathered is removed)."""
     check_text(text, "text", max_chars=MAX_REPLY_CHARS)
     out = []
     f = CitationFilter(allowed, out.append)
     f.feed(text)
     f.finish()
-    return "".join(out), f.cited, f.removed
+    shown, removed = exponents("".join(out), allowed)
+    cited = list(dict.fromkeys(f.cited + cited_numbers(shown)))  # « ^1 » kept is « [1] »: cited too
+    return shown, cited, f.removed + removed
 
 
 # ---------------------------------------------------------------- a whole sentence: exponents, and one way to write a citation
 
 _SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789")
 # « illimités^9 », « illimités^ 2, 3 », « illimités⁹ », « illimités.¹ »: a number written as an exponent.
-_EXPONENT = re.compile(r"(?P<word>[^\W\d_]*)(?P<mark>\^\s*\d+(?:[,;]\d+)*|⁽?[⁰¹²³⁴⁵⁶⁷⁸⁹]+(?:[,;]\s*[⁰¹²³⁴⁵⁶⁷⁸⁹]+)*⁾?)")
+# The word starts where a word starts (the look-behind): tried inside a long word, it would read it again
+# from every letter — quadratic in a whole text.
+_EXPONENT = re.compile(r"(?<![^\W\d_])(?P<word>[^\W\d_]*)(?P<mark>\^\s*\d+(?:[,;]\d+)*|⁽?[⁰¹²³⁴⁵⁶⁷⁸⁹]+(?:[,;]\s*[⁰¹²³⁴⁵⁶⁷⁸⁹]+)*⁾?)")
 #: Where an exponent is a power, not a citation: « 1 200 m² », « 3 km² », « 2 m³ ».
 POWER_UNITS = frozenset({"m", "cm", "mm", "dm", "km"})
 # A caret whose citation was removed (« illimités^[9] » became « illimités^ »), or that cites in brackets.

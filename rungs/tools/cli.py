@@ -248,6 +248,7 @@ def _client(args):
 
 
 def index(args) -> int:
+    from ..core.display import safe_text
     from ..yours.index import index_folder
 
     started = time.perf_counter()
@@ -257,7 +258,7 @@ def index(args) -> int:
     store = index_folder(args.folder, index=args.index, size=args.size, overlap=args.overlap,
                          vectors=not args.no_vectors, max_bytes=int(args.max_mb * 1e6), progress=True,
                          remember=True)
-    print(store.report)
+    print(safe_text(str(store.report)))  # file names and reasons come from the folder
     print(f"index: {_shown(store.path)}  ({time.perf_counter() - started:.1f} s; passages of {store.size} "
           f"characters, {store.overlap} of overlap)")
     print('next:  python -m rungs search "your question"' + ("" if Path(args.folder).resolve() == Path.cwd().resolve()
@@ -266,7 +267,7 @@ def index(args) -> int:
 
 
 def search(args) -> int:
-    from ..core.display import hits_table
+    from ..core.display import hits_table, safe_text
     from ..yours.index import open_index
 
     store = open_index(args.index)
@@ -279,7 +280,7 @@ def search(args) -> int:
     hits = retriever.search(args.query, limit=args.limit, **knobs, **own)
     what = "passages" if args.passages else f"documents (passages rolled up by {args.rollup})"
     print(f"{args.rung} · {what} · {store.count()} documents of {_shown(Path(store.folder.name))}/")
-    print(hits_table(hits, explain=args.explain))
+    print(safe_text(hits_table(hits, explain=args.explain)))  # titles and snippets are the documents' words
     return 0
 
 
@@ -304,6 +305,7 @@ def _reader(args, store, on_event):
 
 
 def ask(args) -> int:
+    from ..core.display import safe_text
     from ..grounding import Status
     from ..yours.index import open_index
 
@@ -317,7 +319,7 @@ def ask(args) -> int:
             print("… the model answers; the answer is shown once it is checked", flush=True)
         elif kind == "sentence":
             clock.setdefault("first", time.perf_counter())
-            print(("answer:   " if not shown else "          ") + payload["text"], flush=True)
+            print(("answer:   " if not shown else "          ") + safe_text(payload["text"]), flush=True)
             shown.append(payload)
 
     reader = _reader(args, store, on_event)  # every option checked before a line is printed
@@ -333,8 +335,8 @@ def ask(args) -> int:
     _print_answer(answer, store, args, bool(shown))
     reading = f", {clock['first'] - clock['start']:.1f} s before the first sentence" if "first" in clock else ""
     hits = {h.id: h for h in answer.trace.get("hits", [])}
-    print(f"({len(answer.sent)} passage(s) read: {' · '.join(_where(hits[i]) for i in answer.sent) or 'none'}; "
-          f"{answer.cost}{reading})")
+    read = " · ".join(_where(hits[i]) for i in answer.sent) or "none"
+    print(safe_text(f"({len(answer.sent)} passage(s) read: {read}; {answer.cost}{reading})"))
     return 0
 
 
@@ -346,23 +348,29 @@ def _where(hit) -> str:
 
 def _print_answer(answer, store, args, streamed: bool) -> None:
     """The answer, each quote with its file, page and link, and what was checked — provenance, not a verdict."""
+    from ..core.display import safe_text
+
     hits = {h.id: h for h in answer.trace.get("hits", [])}
     if not streamed:  # a lead-in on its line, the sentences under it, aligned
-        print("answer:   " + answer.text.replace("\n", "\n          "))
+        print("answer:   " + safe_text(answer.text).replace("\n", "\n          "))
     for n, q in enumerate(answer.quotes, 1):
         hit = hits[q.source]
-        print(f"[{n}] « {q.text} »\n    {_where(hit)}  ({hit.title})\n    {_link(store, hit)}")
+        print(safe_text(f"[{n}] « {q.text} »\n    {_where(hit)}  ({hit.title})\n    {_link(store, hit)}"))
     if answer.cited and not answer.quotes:  # the free mode cites ids only
-        print("sources:\n" + "\n".join(f"  - {_where(hits[s])}  ({hits[s].title})  {_link(store, hits[s])}"
-                                        for s in answer.cited))
+        print(safe_text("sources:\n" + "\n".join(f"  - {_where(hits[s])}  ({hits[s].title})  {_link(store, hits[s])}"
+                                                  for s in answer.cited)))
     gate = answer.trace.get("gate")
     if gate and gate.get("p") is not None:  # the gate's decision, whichever way it went
-        went = "the answer was asked for" if gate["p"] >= gate["threshold"] else "below it: the answer was not asked for"
-        print(f"gate:     P(the passages answer the question) = {gate['p']:.2f}, threshold {gate['threshold']:.2f}: {went}")
+        from ..rag.gate import figures_of
+
+        asked = "the sentences were copied" if args.mode == "copy" else "the answer was asked for"
+        went = asked if gate["p"] >= gate["threshold"] else f"below it: {asked.replace('were', 'were not').replace('was', 'was not')}"
+        p, threshold = figures_of(gate["p"], gate["threshold"])
+        print(f"gate:     P(the passages answer the question) = {p}, threshold {threshold}: {went}")
     if not answer.answered and answer.reason:
-        print(f"why:      {answer.reason}")
+        print(f"why:      {safe_text(answer.reason)}")  # a reason or a note may quote the model
     for note in answer.notes:
-        print(f"note:     {note}")
+        print(f"note:     {safe_text(note)}")
     if answer.answered:
         how = "copied from them by code" if args.mode.startswith(("pointing", "copy")) else "found in them word for word"
         said = [f.figure for f in answer.figures]
@@ -398,8 +406,10 @@ def main(argv: list[str] | None = None) -> int:
         return int(exit_.code or 0)
     try:
         return COMMANDS[command](args)
-    except RungsError as err:
-        print(f"error: {redact(' '.join(str(err).split()) if command == 'index' else err)}", file=sys.stderr)
+    except RungsError as err:  # a refusal may quote a document or the model: shown without its controls
+        from ..core.display import safe_text
+
+        print(f"error: {safe_text(redact(' '.join(str(err).split()) if command == 'index' else err))}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("interrupted: nothing half-done was kept (an index stays as it was before this run)", file=sys.stderr)
