@@ -80,3 +80,23 @@ def test_logprobs_of_an_echoed_prompt_stay_refused(pair):
     _, last = pair
     with pytest.raises(ValueError, match="echo"):
         last.create_completion("Bonjour", max_tokens=1, echo=True, logprobs=1)
+
+
+def test_every_tokens_top_logprobs_are_those_of_every_logit(pair):
+    """The patch reads a whole answer's logprobs from the rows it kept (0.3.36 sorts the vocabulary in Python for
+    every token): the same tokens, the same ten alternatives in the same order, the same numbers — under a
+    JSON schema too, as the sentence scorer asks."""
+    messages = [{"role": "user", "content": "Cette phrase répond-elle à la question « Combien de jours ? » : "
+                                            "« Vous avez 25 jours. » Réponds en JSON : {\"1\": \"oui\"} ou {\"1\": \"non\"}."}]
+    schema = {"type": "json_object", "schema": {"type": "object", "properties": {"1": {"enum": ["oui", "en partie", "non"]}},
+                                                "required": ["1"]}}
+    for form in (None, schema):
+        got = [llama.create_chat_completion(messages, temperature=0, seed=0, max_tokens=16, logprobs=True,
+                                            top_logprobs=10, response_format=form) for llama in pair]
+        rows = [g["choices"][0]["logprobs"]["content"] for g in got]
+        assert got[0]["choices"][0]["message"]["content"] == got[1]["choices"][0]["message"]["content"]
+        assert len(rows[0]) == len(rows[1]) > 2
+        for a, b in zip(*rows):
+            assert a["token"] == b["token"] and abs(a["logprob"] - b["logprob"]) < 1e-4
+            assert [t["token"] for t in a["top_logprobs"]] == [t["token"] for t in b["top_logprobs"]]
+            assert max(abs(x["logprob"] - y["logprob"]) for x, y in zip(a["top_logprobs"], b["top_logprobs"])) < 1e-4

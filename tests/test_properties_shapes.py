@@ -47,7 +47,7 @@ from rungs import lab  # noqa: E402
 from rungs.core import display  # noqa: E402
 from rungs.core.errors import RungsError  # noqa: E402
 from rungs.core.retrieval import Hit  # noqa: E402
-from rungs.lab import cacm, compare, handbook, judges, metrics, questions, sending, tuning  # noqa: E402
+from rungs.lab import cacm, compare, handbook, judges, metrics, questions, selective, sending, tuning  # noqa: E402
 from rungs.model import ScriptedClient  # noqa: E402
 from rungs.yours import readers  # noqa: E402
 from test_properties import EDGES, JUNK, QUESTION, RANKING, RELEVANT, SCALE, TEXT, WORDY, maybe, outcome  # noqa: E402
@@ -180,6 +180,12 @@ DOCUMENTS = maybe(st.lists(st.fixed_dictionaries({"id": st.sampled_from(["a", "b
 VERDICTS = maybe(st.lists(st.sampled_from(["right", "wrong", "partly", 1, True]), max_size=6),
                  st.one_of(st.lists(st.lists(st.integers(), max_size=1), min_size=1, max_size=2), JUNK))
 
+#: Three questions' signals (two a question), their 0/1 rights and the signals' names, or junk.
+SIGNAL_ROWS = maybe(st.lists(st.lists(st.floats(-3, 3), min_size=2, max_size=2), min_size=3, max_size=3),
+                    st.one_of(st.lists(st.lists(st.floats(), max_size=3), max_size=3), JUNK))
+RIGHTS = maybe(st.lists(st.sampled_from([0, 1, True, False]), min_size=3, max_size=3), JUNK)
+SIGNAL_NAMES = maybe(st.just(["gate", "overlap"]), st.one_of(st.just(["gate"]), JUNK))
+
 
 def yes(p_yes: float) -> dict:
     import math
@@ -253,6 +259,17 @@ DOORS = {
                                                             JUNK)): metrics.holm_across(t), ("tables", "rows")),
     "metrics.kappa": lambda d: (lambda a=d.draw(VERDICTS), b=d.draw(VERDICTS): metrics.kappa(a, b),
                                 ("verdicts",)),
+    # ---- rungs.lab.selective
+    "selective.fit": lambda d: (lambda x=d.draw(SIGNAL_ROWS), y=d.draw(RIGHTS), n=d.draw(SIGNAL_NAMES):
+                                selective.fit(x, y, n), ("rows", "right", "names")),
+    "selective.cross_fitted": lambda d: (lambda x=d.draw(SIGNAL_ROWS), y=d.draw(RIGHTS), n=d.draw(SIGNAL_NAMES),
+                                         k=d.draw(maybe(st.integers(2, 3), EDGES)):
+                                         selective.cross_fitted(x, y, n, folds=k), ("rows", "right", "names", "folds")),
+    "selective.threshold": lambda d: (lambda p=d.draw(maybe(st.lists(st.floats(0, 1), max_size=5), JUNK)),
+                                      c=d.draw(maybe(st.floats(0.1, 1), EDGES)): selective.threshold(p, c),
+                                      ("probabilities", "coverage")),
+    "selective.auc": lambda d: (lambda p=d.draw(maybe(st.lists(st.floats(0, 1), min_size=3, max_size=3), JUNK)),
+                                y=d.draw(RIGHTS): selective.auc(p, y), ("scores", "right")),
     "metrics.questions_needed": lambda d: (lambda a=d.draw(maybe(st.floats(-1, 1), EDGES)),
                                            b=d.draw(maybe(st.floats(0, 1), EDGES)): metrics.questions_needed(a, b),
                                            ("diff", "sd", "alpha", "power")),
@@ -377,6 +394,7 @@ NOT_DOORS = {
     "display.Table": "a str subclass: any text is one",
     "display.Sentence": "a frozen dataclass best_sentence returns, not a door",
     "compare.Comparison": "the frozen dataclass compare returns, not a door",
+    "selective.Decision": "the fitted decision fit returns, not a door",
 }
 
 def _public(module) -> set[str]:

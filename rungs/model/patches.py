@@ -59,7 +59,7 @@ class LastLogits:
     def __init__(self, *args, logits_all: bool = False, **kwargs):
         super().__init__(*args, logits_all=logits_all, **kwargs)
         self.rungs_last_only = not self._logits_all  # a draft model forces every logit: left as shipped
-        self.rungs_reused, self.rungs_prompt, self.rungs_generated = None, 0, 0
+        self.rungs_reused, self.rungs_prompt, self.rungs_generated, self.rungs_tokens = None, 0, 0, []
         if self.rungs_last_only:
             # Rows indexed by position, as with logits_all=True; only the ones written take memory.
             self.scores = np.zeros((self._n_ctx, self._n_vocab), dtype=np.single)
@@ -88,10 +88,33 @@ class LastLogits:
         import llama_cpp
 
         self.rungs_reused, self.rungs_prompt, self.rungs_generated = None, len(tokens), 0
+        self.rungs_tokens = []
         for token in super().generate(tokens, *args, **kwargs):
             if not llama_cpp.llama_vocab_is_eog(self._model.vocab, token):
                 self.rungs_generated += 1  # counted as _create_completion counts: the end token is not one
+                self.rungs_tokens.append(token)
             yield token
+
+    def rungs_logprobs(self, top: int, text: str) -> dict:
+        """The chat completion's ``logprobs``, as 0.3.36 writes them, from the rows each generated token was
+        sampled from — not 0.3.36's own way, which takes the log-softmax of every row of the context and sorts
+        the whole vocabulary in Python for every token (timed in benchmarks/README.md, « Logprobs in a moment »)."""
+        content, said = [], ""
+        for i, token in enumerate(self.rungs_tokens):
+            if len(said) >= len(text):
+                break  # a stop sequence cut the text: its tokens have no logprobs, as in 0.3.36
+            row = self.scores[self.rungs_prompt - 1 + i]
+            logprobs = row_logprobs(row)
+            word = lambda t: self.detokenize([t], prev_tokens=self.rungs_tokens[:i]).decode("utf-8", errors="ignore")
+            best = np.argpartition(row, -top)[-top:] if 0 < top < len(row) else np.arange(len(row))
+            # 0.3.36 sorts (logprob, index) pairs, highest first: ties go to the higher index
+            best = sorted(best.tolist(), key=lambda t: (float(logprobs[t]), t), reverse=True)[:top]
+            tops = {word(t): float(logprobs[t]) for t in best}
+            tops.update({word(token): float(logprobs[token])})
+            content.append({"token": word(token), "bytes": None, "logprob": float(logprobs[token]),
+                            "top_logprobs": [{"token": t, "logprob": lp, "bytes": None} for t, lp in tops.items()]})
+            said += word(token)
+        return {"content": content, "refusal": None}
 
     def create_completion(self, prompt, *args, **kwargs):
         if self.rungs_last_only and kwargs.get("echo") and kwargs.get("logprobs") is not None:
@@ -99,9 +122,22 @@ class LastLogits:
                                         "computes the last position's only (rungs.model.patches)")
         return super().create_completion(prompt, *args, **kwargs)
 
+    #: Read a whole answer's logprobs from the rows kept (``rungs_logprobs``); False: 0.3.36's own way, for the
+    #: benchmark that times the two (benchmarks/bench_logprobs.py).
+    rungs_fast_logprobs = True
+
     def create_chat_completion(self, *args, **kwargs):
+        # Logprobs of a whole answer (not streamed): read here from the rows kept, 0.3.36's own way left out.
+        fast = (self.rungs_fast_logprobs and self.rungs_last_only and bool(kwargs.get("logprobs"))
+                and not kwargs.get("stream"))
+        top = int(kwargs.get("top_logprobs") or 0)
+        if fast:
+            kwargs = {**kwargs, "logprobs": False, "top_logprobs": None}
         result = super().create_chat_completion(*args, **kwargs)
         if isinstance(result, dict):
+            if fast:
+                choice = result["choices"][0]
+                choice["logprobs"] = self.rungs_logprobs(top, choice["message"].get("content") or "")
             usage_details(result.get("usage") or {}, self.rungs_reused)
             return result
         return self._usage_at_the_end(result)
@@ -114,6 +150,14 @@ class LastLogits:
                 chunk["usage"] = usage_details({"prompt_tokens": self.rungs_prompt, "completion_tokens": done,
                                                 "total_tokens": self.rungs_prompt + done}, self.rungs_reused)
             yield chunk
+
+
+def row_logprobs(row: np.ndarray) -> np.ndarray:
+    """One row of logits as log-probabilities, computed as 0.3.36's ``Llama.logits_to_logprobs`` computes them."""
+    peak = np.amax(row)
+    shifted = np.subtract(row, peak if np.isfinite(peak) else 0, dtype=np.single)
+    with np.errstate(divide="ignore"):
+        return shifted - np.log(np.sum(np.exp(shifted)))
 
 
 def last_logits_llama(base):

@@ -72,8 +72,8 @@ def sufficiency(question: str, sent: list[dict], client, *, mode: str, sentences
 
 def figures_of(p: float, threshold: float) -> tuple[str, str]:
     """P and the threshold as printed beside the gate's decision: two decimals, or as many more as it takes
-    for two unequal values to print unequal (0.4999 against 0.5 is « 0.4999 » and « 0.5000 », never « 0.50 »
-    twice beside « below it »)."""
+    for two unequal values to print unequal (a P(yes) a hair below the threshold is printed with the digits
+    that show it below, never as the threshold's own figure beside « below it »)."""
     for places in range(2, 18):
         shown = f"{p:.{places}f}", f"{threshold:.{places}f}"
         if shown[0] != shown[1] or p == threshold:

@@ -1,0 +1,176 @@
+"""Deciding apart from reading: « copy » answers, a decision says when to show it — chosen by the protocol.
+
+The reader is « copy » (no model: the 3 best sentences, copied; ``results/abstain.jsonl``, system ``copy``).
+Whether to show its answer or say « je ne sais pas » is decided by one of:
+
+    gate                 the sufficient-context gate's P(yes) alone (one model call, one token; stored with
+                         pointing-lead's row: the same question over the same numbered sentences)
+    signals (no model)   P(right) by logistic regression (``rungs.lab.selective``) on signals that cost no call:
+                         the share of the question's words (stemmed, stop words out) in the best copied sentence
+                         and in the three together, and whether the keyword leg found the top passage at all
+    gate + signals       the same regression with the gate's P(yes) as one more signal
+
+at a **coverage** — the share of questions answered — from 0.5 to 1.0 (1.0: answer everything, the floor
+itself). On the deciding half every probability is cross-fitted (5 folds: a question is scored by a model
+that never saw it) and ``tuning.choose`` picks decision × coverage (cross-validated, the floor kept unless a
+gain passes the corrected test). The reporting half is scored once: the regression fitted on the whole
+deciding half, the threshold the deciding half's own probabilities give at the chosen coverage; paired tests
+against pointing-lead and the floor, Holm over them. The folder is scored with the handbook's fit: nothing is
+chosen on it.
+
+    .venv/bin/python benchmarks/bench_decision.py     # writes results/decision.json (no model, seconds)
+
+Cost: reading the stored runs; a few hundred logistic fits of a few hundred rows.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
+
+from rungs.core.text import tokenise  # noqa: E402
+from rungs.lab import metrics, selective, tuning  # noqa: E402
+from rungs.lab.handbook import load_questions  # noqa: E402
+
+import bench_abstain  # noqa: E402
+from bench_modes import halves  # noqa: E402
+
+OUT = HERE / "results" / "decision.json"
+COVERAGES = (0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+SIGNALS = {"gate": ["gate"], "signals (no model)": ["overlap_best", "overlap_all", "keyword_found"],
+           "gate + signals": ["gate", "overlap_best", "overlap_all", "keyword_found"]}
+
+
+def signals(q: dict, model_row: dict, copy_row: dict) -> dict:
+    """One question's signals: the gate's P(yes) (0.5 where it could not tell), and what costs no call."""
+    words = set(tokenise(q["question"], stopwords=True, stem=True))
+    said = [set(tokenise(quote["text"], stopwords=True, stem=True)) for quote in copy_row["quotes"]]
+    share = lambda found: len(words & found) / len(words) if words else 0.0
+    top = (model_row.get("hits") or [{}])[0]
+    return {"gate": ((model_row.get("gate") or {}).get("p") if (model_row.get("gate") or {}).get("p") is not None
+                     else 0.5),
+            "overlap_best": max((share(s) for s in said), default=0.0),
+            "overlap_all": share(set().union(*said)) if said else 0.0,
+            "keyword_found": float(((top.get("parts") or {}).get("keyword") or 0) > 0)}
+
+
+def table(done: dict, questions: list[dict]) -> list[dict]:
+    """Per question: its signals, whether copy's answer is right, and both systems' marks."""
+    rows = []
+    for q in questions:
+        model, copy = done.get(("pointing-lead", q["id"])), done.get(("copy", q["id"]))
+        if model and copy:
+            m = bench_abstain.mark(copy, q)
+            rows.append({"id": q["id"], "answerable": q["kind"] != "unanswerable", "right": bool(m["correct"]),
+                         "model_right": bool(bench_abstain.mark(model, q)["correct"]),
+                         **signals(q, model, copy)})
+    return rows
+
+
+def probabilities(rows, name, *, fitted=None, cross=False):
+    """Each row's P(right) under decision ``name``: the gate's P(yes) itself, or the regression's."""
+    x = np.array([[r[s] for s in SIGNALS[name]] for r in rows])
+    if name == "gate":
+        return x[:, 0], None
+    y = [r["right"] for r in rows]
+    if cross:
+        return selective.cross_fitted(x, y, SIGNALS[name]), None
+    model = fitted or selective.fit(x, y, SIGNALS[name])
+    return model.probability(x), model
+
+
+def decided(rows, p, cut) -> dict:
+    """Right or not, question by question, when copy's answer is shown where P ≥ cut and « je ne sais pas » else."""
+    return {r["id"]: float(r["right"] if p_i >= cut else not r["answerable"]) for r, p_i in zip(rows, p)}
+
+
+def deciding(rows) -> dict:
+    """Every decision × coverage on the deciding half, from cross-fitted probabilities."""
+    out = {}
+    for name in SIGNALS:
+        p, _ = probabilities(rows, name, cross=True)
+        for c in COVERAGES:
+            out[name, c] = decided(rows, p, selective.threshold(p, c))
+    return out
+
+
+def choose(rows, questions) -> dict:
+    marks = deciding(rows)
+    pool = [{**q, "relevant": {"(every question counts)": 1}} for q in questions if q["id"] in {r["id"] for r in rows}]
+    by_text = {q["question"]: q["id"] for q in pool}
+    run_fn = lambda text, decision, coverage: {"correct": marks[decision, coverage][by_text[text]]}
+    grid = {"decision": list(SIGNALS), "coverage": list(COVERAGES)}
+    right = {"right": lambda m, relevant: float(m["correct"])}
+    out = tuning.choose(grid, run_fn, pool, default={"decision": "gate", "coverage": 1.0}, metric="right",
+                        metrics=right, final=False)
+    return {k: out[k] for k in ("best", "kept_default", "sweep_best", "cv")} | {"sweep": out["sweep"].to_dict("records")}
+
+
+def reporting(decide_rows, report_rows, decision, coverage) -> tuple[dict, float, float]:
+    """The reporting half scored once: fitted on the deciding half, its threshold at ``coverage``."""
+    p_decide, model = probabilities(decide_rows, decision)
+    p_report, _ = probabilities(report_rows, decision, fitted=model)
+    cut = selective.threshold(p_decide, coverage)
+    return decided(report_rows, p_report, cut), cut, float(np.mean(p_report >= cut))
+
+
+def summary() -> dict:
+    questions = load_questions()
+    decide_ids, report_ids = halves(questions)
+    rows = {r["id"]: r for r in table(bench_abstain.stored(), questions)}
+    decide_rows, report_rows = [rows[i] for i in decide_ids], [rows[i] for i in report_ids]
+    choice = choose(decide_rows, [q for q in questions if q["id"] in set(decide_ids)])
+    best = choice["best"]
+    out = {"choice": choice, "auc": {}, "report": {}, "folder": {}}
+    for name in SIGNALS:  # how well each decision orders right answers above wrong ones, out of sample
+        out["auc"][name] = {"decide (cross-fitted)": selective.auc(probabilities(decide_rows, name, cross=True)[0],
+                                                                   [r["right"] for r in decide_rows]),
+                            "report": selective.auc(probabilities(report_rows, name,
+                                                                  fitted=probabilities(decide_rows, name)[1])[0],
+                                                    [r["right"] for r in report_rows])}
+    shown = {"the choice": (best["decision"], best["coverage"]), "gate + signals at 0.8": ("gate + signals", 0.8),
+             "signals (no model) at 0.8": ("signals (no model)", 0.8), "gate at 0.8": ("gate", 0.8)}
+    model = {r["id"]: float(r["model_right"]) for r in report_rows}
+    floor = {r["id"]: float(r["right"]) for r in report_rows}
+    for label, (name, c) in shown.items():
+        marks, cut, answered = reporting(decide_rows, report_rows, name, c)
+        tests = {"vs pointing-lead": metrics.paired_test(model, marks), "vs copy": metrics.paired_test(floor, marks)}
+        for key, p in metrics.holm({k: t["p"] for k, t in tests.items()}).items():
+            tests[key]["p_holm"] = p
+        out["report"][label] = {"decision": name, "coverage": c, "threshold": cut, "right": float(np.mean(list(marks.values()))),
+                                "answered": answered, **tests}
+    out["report"]["pointing-lead"] = {"right": float(np.mean(list(model.values())))}
+    out["report"]["copy"] = {"right": float(np.mean(list(floor.values())))}
+    out["folder"] = folder(decide_rows)
+    return json.loads(json.dumps(out, default=float))
+
+
+def folder(decide_rows) -> dict:
+    """The folder's questions, the handbook's fit and threshold: each decision's AUC and share right."""
+    questions = load_questions(bench_abstain.FOLDER / "questions.jsonl")
+    rows = table(bench_abstain.stored(bench_abstain.FOLDER_LOG), questions)
+    out = {"questions": len(rows)}
+    for name in SIGNALS:
+        p_decide, model = probabilities(decide_rows, name)
+        p, _ = probabilities(rows, name, fitted=model)
+        cut = selective.threshold(p_decide, 0.8)
+        marks = decided(rows, p, cut)
+        out[name] = {"auc": selective.auc(p, [r["right"] for r in rows]), "right at 0.8": float(np.mean(list(marks.values()))),
+                     "answered at 0.8": float(np.mean(p >= cut))}
+    out["copy"] = float(np.mean([r["right"] for r in rows]))
+    out["pointing-lead"] = float(np.mean([r["model_right"] for r in rows]))
+    return out
+
+
+if __name__ == "__main__":
+    result = summary()
+    OUT.write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(json.dumps({k: result[k] for k in ("auc", "report", "folder")}, indent=1, ensure_ascii=False)[:6000])
+    print(json.dumps({k: result["choice"][k] for k in ("best", "kept_default", "sweep_best", "cv")}, indent=1))
