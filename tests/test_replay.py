@@ -150,3 +150,66 @@ def test_a_research_run_replays_with_its_fence_code(tmp_path):
     assert fresh.trace["fences"][-1] == live.trace["fences"][-1]
     unrecorded = research.run("Combien de RTT ?", pages=pages, retriever=search, client=llm.ReplayClient(path))
     assert unrecorded.status is Status.UNAVAILABLE and "NotRecorded" in repr(unrecorded.trace), unrecorded.trace
+
+
+def test_a_replay_file_that_is_not_utf8_is_named(tmp_path):
+    path = tmp_path / "latin.jsonl"
+    path.write_bytes('{"key": "k", "kind": "chat", "reply": {"text": "congés"}}\n'.encode("latin-1"))
+    with pytest.raises(llm.BadResponse, match=r"latin\.jsonl is not UTF-8 .*re-record"):
+        llm.ReplayClient(path)
+
+
+def test_a_record_missing_a_field_is_named_and_an_extra_one_ignored(tmp_path):
+    path = tmp_path / "n.jsonl"
+    a_run(recorded(path))
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    lines[0]["reply"]["from_a_later_rungs"] = 1  # a reply with one more field: read what can be read
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    assert llm.ReplayClient(path).chat(ASK, max_tokens=40).text == "2,5 jours par mois."
+    for n, field in ((0, "text"), (3, "chunks")):
+        broken = [dict(line, reply=dict(line["reply"])) if line.get("reply") else line for line in lines]
+        del broken[n]["reply"][field]
+        path.write_text("".join(json.dumps(line) + "\n" for line in broken))
+        with pytest.raises(llm.BadResponse, match=rf"line {n + 1} of the replay file n\.jsonl.*{field}"):
+            llm.ReplayClient(path)
+    del lines[3]["reply"]["usage"]  # a stream without its usage still replays its pieces
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    assert "".join(llm.ReplayClient(path).stream(OTHER, max_tokens=60, json_schema={"type": "object"}))
+
+
+def test_recording_where_it_cannot_write_is_refused_before_the_call(tmp_path):
+    folder_is_a_file = tmp_path / "replays"
+    folder_is_a_file.write_text("")
+    inner = Counting(["Oui."])
+    for where in (folder_is_a_file / "n.jsonl", tmp_path):
+        with pytest.raises(BadSetting, match="cannot record"):
+            replay.RecordingClient(inner, where).chat(ASK)
+    assert inner.calls == []  # refused before the model was paid
+
+
+class Down(llm.ScriptedClient):
+    """An endpoint that is down: every call refused as the real client refuses it."""
+
+    def chat(self, messages, **options):
+        raise llm.ModelUnavailable("the endpoint does not answer")
+
+
+def test_a_failed_call_never_replaces_a_good_recording(tmp_path):
+    path = tmp_path / "n.jsonl"
+    a_run(recorded(path))
+    good = path.read_text()
+    with pytest.raises(llm.ModelError):
+        replay.RecordingClient(Down([]), path).chat(ASK, max_tokens=40)
+    assert path.read_text() == good
+
+
+def test_two_recorders_on_one_file_lose_no_call(tmp_path):
+    path = tmp_path / "n.jsonl"
+    first, second = recorded(path), replay.RecordingClient(Counting(["Deux."]), path)
+    first.chat(ASK, max_tokens=40)
+    second.chat(OTHER, max_tokens=40)
+    first.chat(ASK, max_tokens=1, logprobs=10)
+    replayed = llm.ReplayClient(path)
+    assert replayed.chat(OTHER, max_tokens=40).text == "Deux."
+    assert replayed.chat(ASK, max_tokens=40).text == "2,5 jours par mois."
+    assert replayed.chat(ASK, max_tokens=1, logprobs=10).logprobs == LOGPROBS

@@ -87,3 +87,20 @@ def test_question_file_errors(tmp_path):
         load_questions(file)
     file.write_text(json.dumps({"id": "q", "question": "x"}) + "\n", encoding="utf-8")
     assert load_questions(file)[0]["relevant"] == {}
+
+
+@pytest.mark.parametrize("field, value, message", [
+    ("key_facts", "12", r"q07: key_facts must be a list of strings, not a str"),
+    ("key_facts", ["12", 12], r"q07: key_facts must be a list of strings"),
+    ("evidence", "le livret dit 12", r"q07: evidence must be a list of \{'page', 'text'\} objects, not a str"),
+    ("evidence", [{"page": "a"}], r"q07: evidence must be a list of \{'page', 'text'\}"),
+    ("pages", "a.pdf: 5", r"q07: pages must map a file's path to its page number, not a str"),
+    ("pages", {"a.pdf": "5"}, r"q07: pages must map a file's path to its page number"),
+    ("answer", ["Oui"], r"q07: answer must be a string \(or null\), not a list"),
+])
+def test_a_question_field_of_the_wrong_type_is_refused_not_split(tmp_path, field, value, message):
+    # « 12 » as one string would be the facts « 1 » and « 2 »: « 1 ou 2 jours » would be marked right.
+    file = tmp_path / "q.jsonl"
+    file.write_text(json.dumps({"id": "q07", "question": "Combien ?", field: value}) + "\n", encoding="utf-8")
+    with pytest.raises(HandbookError, match=rf"q\.jsonl, line 1: {message}"):
+        load_questions(file)

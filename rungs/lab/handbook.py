@@ -98,6 +98,25 @@ def load_pages(path: str | Path | None = None) -> list[dict]:
     return sorted(pages, key=lambda p: p["id"])
 
 
+def _wrong_field(q: dict) -> str | None:
+    """What is wrong with a question's optional fields, in words (None: nothing): never split a string into letters."""
+    facts, evidence, pages, answer = q.get("key_facts"), q.get("evidence"), q.get("pages"), q.get("answer")
+    if facts is not None and not (isinstance(facts, list) and all(isinstance(f, str) for f in facts)):
+        hint = " (one string per fact, in a list: [\"12\"], never \"12\")" if isinstance(facts, str) else ""
+        return f"key_facts must be a list of strings, not a {type(facts).__name__}{hint}"
+    if evidence is not None and not (isinstance(evidence, list) and all(
+            isinstance(e, dict) and isinstance(e.get("page"), str) and isinstance(e.get("text"), str)
+            for e in evidence)):
+        return f"evidence must be a list of {{'page', 'text'}} objects, not a {type(evidence).__name__}"
+    if pages is not None and not (isinstance(pages, dict) and all(
+            isinstance(n, int) and not isinstance(n, bool) and n >= 1 for n in pages.values())):
+        return (f"pages must map a file's path to its page number, not a {type(pages).__name__} "
+                "(« \"pages\": {\"guide.pdf\": 5} »)")
+    if answer is not None and not isinstance(answer, str):
+        return f"answer must be a string (or null), not a {type(answer).__name__}"
+    return None
+
+
 def load_questions(path: str | Path | None = None) -> list[dict]:
     """The judged questions: ``id``, ``question``, ``kind``, ``judged`` and ``relevant``, and the reference answer.
 
@@ -137,6 +156,8 @@ def load_questions(path: str | Path | None = None) -> list[dict]:
         if q["id"] in seen:
             raise HandbookError(f"{file.name}, line {number}: duplicate question id {q['id']!r}")
         seen.add(q["id"])
+        if (wrong := _wrong_field(q)) is not None:
+            raise HandbookError(f"{file.name}, line {number}: {q['id']}: {wrong}")
         judged = q.get("judgments", q.get("relevant")) or {}
         if not isinstance(judged, dict) or any(isinstance(g, bool) or g not in (0, 1, 2) for g in judged.values()):
             raise HandbookError(f"{file.name}, line {number}: grades must be 0, 1 or 2")

@@ -22,9 +22,12 @@ Cost: reading one JSON-lines file (tens of kB) per kernel; no model, no server.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
+import os
 import re
+import secrets
 from pathlib import Path
 
 from ..core import paths
@@ -110,6 +113,53 @@ def _error(said: dict) -> ModelError:
     return kind(said["message"])
 
 
+def _text_of(path: Path) -> str:
+    """A replay file's text, or a refusal naming it: a file not UTF-8 or unreadable was not written by rungs."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as err:
+        raise BadResponse(f"the replay file {path.name} is not UTF-8 text (byte {err.start}): rungs did not write "
+                          "it as it is; re-record it (RUNGS_REPLAY=record, with the model)") from None
+    except OSError as err:
+        raise BadResponse(f"the replay file {path.name} cannot be read ({err.strerror or err}): "
+                          "re-record it (RUNGS_REPLAY=record)") from None
+
+
+#: What each kind of recorded reply cannot do without; every other field has a default, an unknown one is ignored.
+_NEEDS = {"chat": {"text": str, "finish_reason": str}, "stream": {"chunks": list}, "models": {"models": list}}
+
+
+def _record(line: str, where: str) -> dict:
+    """One recorded call, checked for what replaying it needs; else a refusal naming the line and the field."""
+    try:
+        record = json.loads(line)
+    except ValueError:
+        record = None
+    if not isinstance(record, dict) or not isinstance(record.get("key"), str):
+        raise BadResponse(f"{where} is not a recorded call: re-record it (RUNGS_REPLAY=record)")
+    said = record.get("error")
+    if said is not None and not (isinstance(said, dict) and isinstance(said.get("name"), str)
+                                 and isinstance(said.get("message"), str)):
+        raise BadResponse(f"{where}: its refusal has no name and message: re-record it (RUNGS_REPLAY=record)")
+    reply = record.get("reply")
+    if said is None and reply is not None:
+        if not isinstance(reply, dict):
+            raise BadResponse(f"{where}: its reply is not a JSON object: re-record it (RUNGS_REPLAY=record)")
+        for field, kind in _NEEDS.get(record.get("kind"), {}).items():
+            if not isinstance(reply.get(field), kind):
+                raise BadResponse(f"{where}: its reply has no {field!r} ({kind.__name__}): a rungs of another shape "
+                                  "wrote it; re-record it (RUNGS_REPLAY=record)")
+    return record
+
+
+def _chat_result(reply: dict, model: str) -> ChatResult:
+    """A recorded chat reply as a ChatResult: the fields it knows, defaults for those an older rungs left out."""
+    known = {f.name for f in dataclasses.fields(ChatResult)}
+    given = {k: v for k, v in reply.items() if k in known}
+    return ChatResult(**{"model": model, "input_tokens": 0, "output_tokens": 0, "latency": 0.0, **given,
+                         "notes": list(reply.get("notes") or [])})
+
+
 class ReplayClient(ChatModel):
     """Answers every call from a replay file; refuses, by name, a call it holds no reply for."""
 
@@ -122,13 +172,9 @@ class ReplayClient(ChatModel):
         if not self.path.is_file():
             raise NotRecorded(f"there is no replay file {self.path}: record one (RUNGS_REPLAY=record, with the model), "
                               "or unset RUNGS_REPLAY to ask the model")
-        for n, line in enumerate(self.path.read_text(encoding="utf-8").splitlines(), start=1):
-            try:
-                record = json.loads(line)
-                self.replies.setdefault(record["key"], []).append(record)
-            except (ValueError, KeyError, TypeError):
-                raise BadResponse(f"line {n} of the replay file {self.path.name} is not a recorded call: "
-                                  "re-record it (RUNGS_REPLAY=record)") from None
+        for n, line in enumerate(_text_of(self.path).splitlines(), start=1):
+            record = _record(line, f"line {n} of the replay file {self.path.name}")
+            self.replies.setdefault(record["key"], []).append(record)
         found = [r["reply"].get("model") for rs in self.replies.values() for r in rs if isinstance(r.get("reply"), dict)]
         self.model = next((m for m in found if m), "replay")
 
@@ -154,46 +200,105 @@ class ReplayClient(ChatModel):
                           temperature=temperature, seed=seed)
         reply = self._take(key, "chat", messages)
         refuse_empty(reply["text"], reply["finish_reason"], max_tokens)
-        return ChatResult(**{**reply, "notes": list(reply.get("notes", []))})
+        return _chat_result(reply, self.model)
 
     def stream(self, messages: list[dict], *, temperature: float = 0.0, max_tokens: int = 512, seed: int = 0,
                json_schema: dict | None = None):
         key = request_key("stream", messages, json_schema=json_schema, max_tokens=max_tokens,
                           temperature=temperature, seed=seed)
         reply = self._take(key, "stream", messages)
-        self.last_notes = list(reply.get("notes", []))
+        self.last_notes = list(reply.get("notes") or [])
         yield from reply["chunks"]
         if reply.get("then"):
             raise _error(reply["then"])
-        self.last_usage = Usage(*reply["usage"])
+        usage = reply.get("usage")
+        # A record without its usage (or a longer one) still replays: its pieces counted, the rest unknown.
+        known = isinstance(usage, list) and len(usage) >= 2
+        self.last_usage = Usage(*usage[:4]) if known else Usage(0, len(reply["chunks"]))
 
     def models(self) -> list[str]:
         recorded = self.replies.get(request_key("models", []))
         return list(recorded[0]["reply"]["models"]) if recorded else [self.model]
 
 
+def _writable(path: Path) -> Path:
+    """The replay path, checked before any call is paid: not a folder, and its folder not a file."""
+    if path.is_dir():
+        raise paths.BadSetting(f"cannot record to {path}: it is a folder; set RUNGS_REPLAY_FILE to a file's path")
+    folder = path.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        raise paths.BadSetting(f"cannot record to {path}: {folder} is a file, not a folder; move it away "
+                               "or set RUNGS_REPLAY_FILE elsewhere")
+    return path
+
+
+def _locked(folder: Path):
+    """An exclusive lock on the replay folder (POSIX ``flock``): two recorders write one after the other."""
+    try:
+        import fcntl
+    except ImportError:  # Windows: no flock; one recorder at a time there
+        return None
+    handle = os.open(folder, os.O_RDONLY)
+    fcntl.flock(handle, fcntl.LOCK_EX)
+    return handle
+
+
+def _run_of(line: str):
+    """Which recorder wrote a line (None: a line of a rungs that did not say)."""
+    try:
+        return json.loads(line).get("run")
+    except (ValueError, AttributeError):
+        return None
+
+
 class RecordingClient(ChatModel):
     """Passes every call to ``inner`` (the real client) and writes the call and its reply to ``path``.
 
-    The file is written anew by the first call of this process: a recording is one run, top to bottom.
+    A recording is one run, top to bottom: the file is replaced by this run's calls, but only once one of
+    them got a good reply (an endpoint down never wipes a good recording), through a file written beside
+    it and renamed (never half-written). A recorder running at the same time keeps its calls: the lock
+    serialises the two, and each keeps the other's run as long as it wrote after this one began.
     """
 
     def __init__(self, inner: ChatModel, path):
-        self.inner, self.path = inner, Path(path)
+        self.inner, self.path = inner, _writable(Path(path))
         self.model, self.local = inner.model, getattr(inner, "local", False)
-        self._fresh = True
+        self.run, self.lines, self.good = secrets.token_hex(4), [], False
+        self.before = set(self._others())  # the previous runs' records: this run replaces them
 
     def __repr__(self) -> str:
         return f"RecordingClient({self.inner!r} → {self.path.name})"
 
+    def _others(self) -> list[str]:
+        """The lines the file holds now that another recorder wrote (a damaged file counts as none)."""
+        try:
+            text = self.path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return []
+        return [line for line in text.splitlines() if line.strip() and _run_of(line) != self.run]
+
     def _write(self, key: str, kind: str, messages, reply: dict | None = None, error: BaseException | None = None):
-        line = {"key": key, "kind": kind, "call": describe(kind, messages), "reply": reply}
+        line = {"key": key, "kind": kind, "call": describe(kind, messages), "run": self.run, "reply": reply}
         if error is not None:
             line["error"] = _recorded(error)
+        self.lines.append(json.dumps(line, ensure_ascii=False))
+        self.good = self.good or (error is None and not (reply or {}).get("then"))
+        if not self.good:
+            return  # only failures so far: the file keeps what it held
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        with self.path.open("w" if self._fresh else "a", encoding="utf-8") as out:
-            out.write(json.dumps(line, ensure_ascii=False) + "\n")
-        self._fresh = False
+        handle = _locked(self.path.parent)
+        try:
+            others = self._others()
+            live = {_run_of(line) for line in others if line not in self.before}
+            kept = [line for line in others if _run_of(line) in live]
+            spare = self.path.with_name(f".{self.path.name}.{os.getpid()}.{self.run}")
+            spare.write_text("".join(f"{line}\n" for line in kept + self.lines), encoding="utf-8")
+            os.replace(spare, self.path)
+        finally:
+            if handle is not None:
+                os.close(handle)  # closing the folder releases its lock
 
     def chat(self, messages: list[dict], *, temperature: float = 0.0, max_tokens: int = 512,
              json_schema: dict | None = None, logprobs: int = 0, seed: int = 0) -> ChatResult:
