@@ -252,3 +252,22 @@ def test_copy_behind_the_gate_asks_one_question_the_pointing_modes_gate_asks_and
 def test_copy_says_je_ne_sais_pas_with_nothing_to_copy_and_asks_nothing():
     out = rag.answer("Combien ?", [], _NoModel(), mode="copy")
     assert out.status is Status.NO_ANSWER and out.cost.calls == 0
+
+
+def test_a_threshold_of_another_number_type_is_read_as_its_float():
+    """Finding (issue 43): a Fraction threshold passed the check, then broke the reason's « {:.2f} »."""
+    from fractions import Fraction
+
+    out = rag.answer("Question ?", PASSAGES, ScriptedClient([said(0.2)]), mode="free", gate=Fraction(1, 2))
+    assert out.status is Status.NO_ANSWER and "0.20, below its threshold 0.50" in out.reason
+
+
+def test_an_answer_with_the_hits_that_found_its_passages_is_json():
+    """Finding (issue 43): json.dumps(answer.to_dict()) raised on the hits a retriever leaves in the trace."""
+    from rungs import bm25
+
+    pages = [{"id": "p1", "title": "Un", "body": "Le badge perdu se signale à l'accueil."}]
+    reply = '{"answer": "À l\'accueil.", "sources": ["p1"]}'
+    out = rag.Rag(bm25.build_index(pages), pages, ScriptedClient([reply]), mode="free").ask("badge perdu ?")
+    data = json.loads(json.dumps(out.to_dict()))
+    assert out.answered and data["trace"]["hits"][0]["id"] == "p1" and data["cited"] == ["p1"]

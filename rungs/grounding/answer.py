@@ -27,6 +27,7 @@ Cost: nothing; a dataclass.
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field, replace
 from enum import Enum
 
@@ -235,7 +236,7 @@ class Answer:
         """The answer as JSON data (what the benchmarks store), the trace without its error object."""
         out = asdict(replace(self, trace={}))
         out["status"] = self.status.value
-        out["trace"] = {k: v for k, v in self.trace.items() if k != "error"}
+        out["trace"] = _plain({k: v for k, v in self.trace.items() if k != "error"})
         return out
 
     def lines(self) -> list[str]:
@@ -259,3 +260,18 @@ class Answer:
 
     def _repr_pretty_(self, printer, cycle) -> None:  # IPython shows this, not the dataclass repr
         printer.text(str(self))
+
+
+def _plain(value):
+    """A trace as JSON data: a hit (a dataclass) as its fields, a tuple as a list, anything else as its text."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if hasattr(value, "__dataclass_fields__") and not isinstance(value, type):
+        return _plain(asdict(value))
+    if value is None or isinstance(value, (str, bool, int)):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else str(value)  # JSON has no NaN
+    return str(value)

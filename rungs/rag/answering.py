@@ -93,8 +93,8 @@ def answer(question: str, passages: list[dict], client=None, *, mode: str = DEFA
     ``on_event``: told ``("reading", {"tokens", "sentences"})`` before the call, ``("writing", {})`` at its
     first token, and, in pointing mode, ``("sentence", quote)`` as each chosen sentence arrives.
     """
-    if gate is not None:
-        check_number(gate, "gate", low=0.0, high=1.0)
+    if gate is not None:  # a Fraction or a numpy float is a threshold too: read as the float it stands for
+        gate = check_number(gate, "gate", low=0.0, high=1.0)
     _check_knobs(question, mode, attempts, max_tokens, sentences_sent,
                  {"no_answer_rule": no_answer_rule, "constrain": constrain, "check_figures": check_figures},
                  prompt, on_event)
