@@ -297,11 +297,10 @@ def choose(marks, questions) -> dict:
 def gate_auc(marks: dict) -> float | None:
     """How well P(yes) orders answerable above unanswerable questions: the chance that an answerable one drawn
     at random gets a higher P(yes) than an unanswerable one (ties count half; 0.5 is chance, 1 a perfect order)."""
-    yes = [m["p"] for m in marks.values() if m["p"] is not None and m["answerable"]]
-    no = [m["p"] for m in marks.values() if m["p"] is not None and not m["answerable"]]
-    if not (yes and no):
-        return None
-    return sum((a > b) + 0.5 * (a == b) for a in yes for b in no) / (len(yes) * len(no))
+    from rungs.lab.selective import auc  # the collection's one AUC
+
+    said = [m for m in marks.values() if m["p"] is not None]
+    return auc([m["p"] for m in said], [m["answerable"] for m in said]) if said else None
 
 
 def threshold_table(marks, questions, system="pointing-lead") -> list[dict]:

@@ -113,9 +113,9 @@ def choose(rows, questions) -> dict:
     return {k: out[k] for k in ("best", "kept_default", "sweep_best", "cv")} | {"sweep": out["sweep"].to_dict("records")}
 
 
-def reporting(decide_rows, report_rows, decision, coverage) -> tuple[dict, float, float]:
-    """The reporting half scored once: fitted on the deciding half, its threshold at ``coverage``."""
-    p_decide, model = probabilities(decide_rows, decision)
+def reporting(fits, report_rows, decision, coverage) -> tuple[dict, float, float]:
+    """The reporting half scored once: fitted on the deciding half (``fits``), its threshold at ``coverage``."""
+    p_decide, model = fits[decision]
     p_report, _ = probabilities(report_rows, decision, fitted=model)
     cut = selective.threshold(p_decide, coverage)
     return decided(report_rows, p_report, cut), cut, float(np.mean(p_report >= cut))
@@ -129,18 +129,18 @@ def summary() -> dict:
     choice = choose(decide_rows, [q for q in questions if q["id"] in set(decide_ids)])
     best = choice["best"]
     out = {"choice": choice, "auc": {}, "report": {}, "folder": {}}
+    fits = {name: probabilities(decide_rows, name) for name in SIGNALS}  # each decision fitted once, on the deciding half
     for name in SIGNALS:  # how well each decision orders right answers above wrong ones, out of sample
         out["auc"][name] = {"decide (cross-fitted)": selective.auc(probabilities(decide_rows, name, cross=True)[0],
                                                                    [r["right"] for r in decide_rows]),
-                            "report": selective.auc(probabilities(report_rows, name,
-                                                                  fitted=probabilities(decide_rows, name)[1])[0],
+                            "report": selective.auc(probabilities(report_rows, name, fitted=fits[name][1])[0],
                                                     [r["right"] for r in report_rows])}
     shown = {"the choice": (best["decision"], best["coverage"]), "gate + signals at 0.8": ("gate + signals", 0.8),
              "signals (no model) at 0.8": ("signals (no model)", 0.8), "gate at 0.8": ("gate", 0.8)}
     model = {r["id"]: float(r["model_right"]) for r in report_rows}
     floor = {r["id"]: float(r["right"]) for r in report_rows}
     for label, (name, c) in shown.items():
-        marks, cut, answered = reporting(decide_rows, report_rows, name, c)
+        marks, cut, answered = reporting(fits, report_rows, name, c)
         tests = {"vs pointing-lead": metrics.paired_test(model, marks), "vs copy": metrics.paired_test(floor, marks)}
         for key, p in metrics.holm({k: t["p"] for k, t in tests.items()}).items():
             tests[key]["p_holm"] = p
@@ -148,17 +148,17 @@ def summary() -> dict:
                                 "answered": answered, **tests}
     out["report"]["pointing-lead"] = {"right": float(np.mean(list(model.values())))}
     out["report"]["copy"] = {"right": float(np.mean(list(floor.values())))}
-    out["folder"] = folder(decide_rows)
+    out["folder"] = folder(fits)
     return json.loads(json.dumps(out, default=float))
 
 
-def folder(decide_rows) -> dict:
-    """The folder's questions, the handbook's fit and threshold: each decision's AUC and share right."""
+def folder(fits) -> dict:
+    """The folder's questions, the handbook's fit and threshold (``fits``): each decision's AUC and share right."""
     questions = load_questions(bench_abstain.FOLDER / "questions.jsonl")
     rows = table(bench_abstain.stored(bench_abstain.FOLDER_LOG), questions)
     out = {"questions": len(rows)}
     for name in SIGNALS:
-        p_decide, model = probabilities(decide_rows, name)
+        p_decide, model = fits[name]
         p, _ = probabilities(rows, name, fitted=model)
         cut = selective.threshold(p_decide, 0.8)
         marks = decided(rows, p, cut)

@@ -85,7 +85,7 @@ def answer(question: str, passages: list[dict], client=None, *, mode: str = DEFA
 
     ``mode``: ``"pointing-lead"`` (the default), ``"pointing"``, ``"quoted"`` or ``"free"`` (the package
     docstring says each), or ``"copy"``: no model — the ``COPIED`` sentences that match best, copied
-    (``rungs.rag.copying``; ``client`` is not used, ``gate`` must be None). ``collection``: what the passages come from, as the prompt names it (« de
+    (``rungs.rag.copying``; ``client`` is asked only by the gate, when ``gate`` is set). ``collection``: what the passages come from, as the prompt names it (« de
     documents » by default). ``check_figures=False`` turns the figure check off — notebook 03 shows what it
     then lets through; such an answer may hold a figure nothing cited holds, listed ✗ in ``figures``.
     ``gate``: a threshold in [0, 1] turns on the sufficient-context gate (``rungs.rag.gate``): a yes/no
@@ -146,16 +146,9 @@ def _copied(question, sent, sentences_sent, base, client, gate, collection) -> A
             client = check_client(client) if client is not None else default_client()
         except ModelError as err:
             return _failed(Status.UNAVAILABLE, err, base, None)
-        verdict = sufficiency(question, sent, client, mode="pointing", sentences=numbered, collection=collection)
-        cost = verdict.pop("cost")
-        base["trace"]["gate"] = {**verdict, "threshold": gate}
-        if verdict["note"]:
-            base["trace"]["refused"].append(verdict["note"])
-        if verdict["p"] is not None and verdict["p"] < gate:
-            p, said = figures_of(verdict["p"], gate)
-            return Answer(status=Status.NO_ANSWER, text=NO_ANSWER, cost=cost, reason=(
-                f"the gate: P(the extracts answer the question) = {p}, below its threshold {said}; nothing "
-                "was copied"), notes=tuple(base["trace"]["refused"]), **base)
+        cost, closed = _gate(client, "pointing", gate, question, sent, numbered, collection, base, "nothing was copied")
+        if closed is not None:
+            return closed
     out = copy(numbered)
     if not out["quotes"]:
         return Answer(status=Status.NO_ANSWER, text=NO_ANSWER, cost=cost, reason="nothing to copy: the passages "
@@ -169,19 +162,27 @@ def _copied(question, sent, sentences_sent, base, client, gate, collection) -> A
 
 
 def _gated(asker, threshold: float, question, sent, numbered, collection, base) -> Answer | None:
-    """The gate's verdict: « je ne sais pas » without the answer's call below the threshold, else None (go on)."""
-    verdict = sufficiency(question, sent, asker.client, mode=asker.mode, sentences=numbered or None,
-                          collection=collection)
-    asker.cost += verdict.pop("cost")
-    asker.trace["gate"] = {**verdict, "threshold": threshold}
+    """The gate before the answer's call: « je ne sais pas » without that call below the threshold, else None."""
+    cost, closed = _gate(asker.client, asker.mode, threshold, question, sent, numbered or None, collection, base,
+                         "the answer was not asked for", notes=False)
+    asker.cost += cost
+    return None if closed is None else closed.with_(cost=asker.cost)
+
+
+def _gate(client, mode, threshold, question, sent, numbered, collection, base, skipped, notes=True):
+    """The gate's one question, its verdict in the trace: (its cost, « je ne sais pas » below the threshold or
+    None). Every reader's gate is this one, so a copy behind the gate is read as pointing-lead's gate reads."""
+    verdict = sufficiency(question, sent, client, mode=mode, sentences=numbered, collection=collection)
+    cost = verdict.pop("cost")
+    base["trace"]["gate"] = {**verdict, "threshold": threshold}
     if verdict["note"]:
-        asker.trace["refused"].append(verdict["note"])
+        base["trace"]["refused"].append(verdict["note"])
     if verdict["p"] is None or verdict["p"] >= threshold:
-        return None
+        return cost, None
     p, said = figures_of(verdict["p"], threshold)
-    return Answer(status=Status.NO_ANSWER, text=NO_ANSWER, cost=asker.cost, reason=(
-        f"the gate: P(the extracts answer the question) = {p}, below its threshold {said}; "
-        "the answer was not asked for"), **base)
+    return cost, Answer(status=Status.NO_ANSWER, text=NO_ANSWER, cost=cost, reason=(
+        f"the gate: P(the extracts answer the question) = {p}, below its threshold {said}; {skipped}"),
+        **({"notes": tuple(base["trace"]["refused"])} if notes else {}), **base)
 
 
 def _failed(status: Status, err: RungsError, base: dict, asker) -> Answer:

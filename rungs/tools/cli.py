@@ -363,8 +363,9 @@ def _print_answer(answer, store, args, streamed: bool) -> None:
     if gate and gate.get("p") is not None:  # the gate's decision, whichever way it went
         from ..rag.gate import figures_of
 
-        asked = "the sentences were copied" if args.mode == "copy" else "the answer was asked for"
-        went = asked if gate["p"] >= gate["threshold"] else f"below it: {asked.replace('were', 'were not').replace('was', 'was not')}"
+        asked, skipped = (("the sentences were copied", "the sentences were not copied") if args.mode == "copy"
+                          else ("the answer was asked for", "the answer was not asked for"))
+        went = asked if gate["p"] >= gate["threshold"] else f"below it: {skipped}"
         p, threshold = figures_of(gate["p"], gate["threshold"])
         print(f"gate:     P(the passages answer the question) = {p}, threshold {threshold}: {went}")
     if not answer.answered and answer.reason:
