@@ -18,7 +18,8 @@ deciding half, the threshold the deciding half's own probabilities give at the c
 against pointing-lead and the floor, Holm over them. The folder is scored with the handbook's fit: nothing is
 chosen on it.
 
-    .venv/bin/python benchmarks/bench_decision.py     # writes results/decision.json (no model, seconds)
+    .venv/bin/python benchmarks/bench_decision.py     # writes results/decision.json and the fit the package
+                                                      # ships, rungs/rag/decision.json (no model, seconds)
 
 Cost: reading the stored runs; a few hundred logistic fits of a few hundred rows.
 """
@@ -35,30 +36,23 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
-from rungs.core.text import tokenise  # noqa: E402
 from rungs.lab import metrics, selective, tuning  # noqa: E402
 from rungs.lab.handbook import load_questions  # noqa: E402
+from rungs.rag import decision  # noqa: E402
 
 import bench_abstain  # noqa: E402
 from bench_modes import halves  # noqa: E402
 
 OUT = HERE / "results" / "decision.json"
 COVERAGES = (0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
-SIGNALS = {"gate": ["gate"], "signals (no model)": ["overlap_best", "overlap_all", "keyword_found"],
-           "gate + signals": ["gate", "overlap_best", "overlap_all", "keyword_found"]}
+SIGNALS = {"gate": ["gate"], "signals (no model)": list(decision.SIGNALS[1:]), "gate + signals": list(decision.SIGNALS)}
 
 
 def signals(q: dict, model_row: dict, copy_row: dict) -> dict:
-    """One question's signals: the gate's P(yes) (0.5 where it could not tell), and what costs no call."""
-    words = set(tokenise(q["question"], stopwords=True, stem=True))
-    said = [set(tokenise(quote["text"], stopwords=True, stem=True)) for quote in copy_row["quotes"]]
-    share = lambda found: len(words & found) / len(words) if words else 0.0
-    top = (model_row.get("hits") or [{}])[0]
-    return {"gate": ((model_row.get("gate") or {}).get("p") if (model_row.get("gate") or {}).get("p") is not None
-                     else 0.5),
-            "overlap_best": max((share(s) for s in said), default=0.0),
-            "overlap_all": share(set().union(*said)) if said else 0.0,
-            "keyword_found": float(((top.get("parts") or {}).get("keyword") or 0) > 0)}
+    """One question's signals, by the package's own rule (``rungs.rag.decision.signals``): the gate's P(yes)
+    stored with pointing-lead's row, the copy's sentences, the hits pointing-lead's retriever found."""
+    return decision.signals(q["question"], copy_row["quotes"], (model_row.get("gate") or {}).get("p"),
+                            model_row.get("hits"))
 
 
 def table(done: dict, questions: list[dict]) -> list[dict]:
@@ -70,6 +64,7 @@ def table(done: dict, questions: list[dict]) -> list[dict]:
             m = bench_abstain.mark(copy, q)
             rows.append({"id": q["id"], "answerable": q["kind"] != "unanswerable", "right": bool(m["correct"]),
                          "model_right": bool(bench_abstain.mark(model, q)["correct"]),
+                         "model_answered": model["status"] == "answered",
                          **signals(q, model, copy)})
     return rows
 
@@ -149,7 +144,48 @@ def summary() -> dict:
     out["report"]["pointing-lead"] = {"right": float(np.mean(list(model.values())))}
     out["report"]["copy"] = {"right": float(np.mean(list(floor.values())))}
     out["folder"] = folder(fits)
+    out["curves"] = {"decide": curves(decide_rows, {n: probabilities(decide_rows, n, cross=True)[0] for n in SIGNALS}),
+                     "report": curves(report_rows, {n: probabilities(report_rows, n, fitted=fits[n][1])[0]
+                                                    for n in SIGNALS})}
+    out["rows"] = [{k: r[k] for k in ("id", "answerable", "right", "model_right", "model_answered")}
+                   | {"p": {n: float(probabilities([r], n, fitted=fits[n][1])[0][0]) for n in SIGNALS}}
+                   for r in report_rows]
+    out["shipped"] = shipped(fits, best, len(decide_rows))
     return json.loads(json.dumps(out, default=float))
+
+
+def risk_coverage(rows, p) -> dict:
+    """Accuracy among the answered against the share answered, the questions answered best-P first (ties by
+    id): every cut from 1 question to all, and the area under the curve (its mean: 1.0 only if every answer
+    shown is right at every coverage)."""
+    order = sorted(range(len(rows)), key=lambda i: (-p[i], rows[i]["id"]))
+    right, points = 0, []
+    for k, i in enumerate(order, 1):
+        right += rows[i]["right"]
+        points.append([k / len(rows), right / k])
+    return {"points": points, "area": float(np.mean([a for _, a in points]))}
+
+
+def curves(rows, ps: dict) -> dict:
+    """Each decision's risk–coverage curve on ``rows``, and the model's own « aucune » as one point: the share
+    pointing-lead answered, and the share right among those (what its own decision buys)."""
+    out = {name: risk_coverage(rows, p) for name, p in ps.items()}
+    answered = [r for r in rows if r["model_answered"]]
+    out["pointing-lead's own « aucune »"] = {"coverage": len(answered) / len(rows),
+                                             "accuracy": float(np.mean([r["model_right"] for r in answered]))}
+    return out
+
+
+def shipped(fits, best: dict, n: int) -> dict:
+    """What the package ships (``rungs/rag/decision.json``): the chosen decision fitted on the whole deciding
+    half, that half's probabilities (a coverage's threshold is read from them) and where it all came from."""
+    p_decide, model = fits[best["decision"]]
+    if model is None:  # the gate alone: P(right) is its P(yes), as a fit of weight 1 on the probability's logit
+        raise SystemExit("the protocol chose the gate alone: ship it as a threshold on P(yes), not as a fit")
+    return {"decision": best["decision"], "coverage": best["coverage"], "fit": model.to_dict(),
+            "probabilities": sorted(float(v) for v in p_decide),
+            "source": f"the handbook's deciding half ({n} questions): « {best['decision']} » at coverage "
+                      f"{best['coverage']:g}, chosen by tuning.choose (benchmarks/bench_decision.py)"}
 
 
 def folder(fits) -> dict:
@@ -172,5 +208,6 @@ def folder(fits) -> dict:
 if __name__ == "__main__":
     result = summary()
     OUT.write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    decision.SHIPPED.write_text(json.dumps(result["shipped"], indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     print(json.dumps({k: result[k] for k in ("auc", "report", "folder")}, indent=1, ensure_ascii=False)[:6000])
     print(json.dumps({k: result["choice"][k] for k in ("best", "kept_default", "sweep_best", "cv")}, indent=1))

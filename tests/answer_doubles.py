@@ -104,7 +104,7 @@ class Behaving(ChatModel):
             if self.behaviour == "down":
                 raise ModelUnavailable("the test double is unreachable, on purpose")
             yes = self.behaviour != "abstains"
-            top = {"Oui": -0.05, "Non": -3.0} if yes else {"Oui": -3.0, "Non": -0.05}
+            top = {"Oui": -0.05, "Non": -3.05} if yes else {"Oui": -3.05, "Non": -0.05}  # one distribution: sums below 1
             return ChatResult(text="Oui" if yes else "Non", model=self.model, input_tokens=estimate_tokens(messages),
                               output_tokens=1, finish_reason="length", latency=0.0,
                               logprobs=[{"token": "Oui" if yes else "Non", "logprob": -0.05, "top": top}])

@@ -40,10 +40,10 @@ def _keyword():
     return bm25.build_index(PAGES, stopwords=True)
 
 
-def _rag(mode):
+def _rag(mode, **knobs):
     from rungs.rag import Rag
 
-    return lambda client: Rag(_keyword(), PAGES, client, mode=mode)
+    return lambda client: Rag(_keyword(), PAGES, client, mode=mode, **knobs)
 
 
 def _research(mode):
@@ -55,7 +55,8 @@ def _research(mode):
 
 #: Each answerer class → the configurations it is checked in, each a function of a model client.
 BUILDERS = {
-    "rungs.rag.answerers.Rag": [_rag(m) for m in READERS],  # every reader of the one table, the floor too
+    # Every reader of the one table — the copy with its decision (the default) — and the floor alone, no decision.
+    "rungs.rag.answerers.Rag": [_rag(m) for m in READERS] + [_rag("copy", decision=None)],
     "rungs.research.answerers.Researcher": [_research(m) for m in ("quick", "research")],
 }
 
@@ -79,8 +80,10 @@ def test_every_answerer_has_a_builder():
     assert not missing, f"answerers without a builder in tests/test_answer_contract.py: {missing}"
 
 
-#: The builders whose answerer asks no model (« copy »).
-MODEL_FREE = {("rungs.rag.answerers.Rag", READERS.index("copy"))}
+#: The builders whose answerer asks no model (« copy » without its decision).
+MODEL_FREE = {("rungs.rag.answerers.Rag", len(READERS))}
+#: The builders whose only call is the decision's gate (« copy », the default): the copy is shown or it is not.
+DECIDED = {("rungs.rag.answerers.Rag", READERS.index("copy"))}
 CASES = [(name, i, b) for name, builds in BUILDERS.items() for i in range(len(builds)) for b in BEHAVIOURS]
 
 
@@ -91,6 +94,15 @@ def test_every_answer_keeps_the_contract_whatever_the_model_does(name, i, behavi
     check_answer(answer)
     if (name, i) in MODEL_FREE:  # the floor asks no model: whatever a model would do, it copies
         assert answer.status is Status.ANSWERED and not client.calls and answer.cost.calls == 0, answer
+        return
+    if (name, i) in DECIDED:  # one yes/no call, whatever it says; its verdict in the trace
+        if behaviour == "down":  # no other call would say the model is down: the gate's failure does
+            assert answer.status is Status.UNAVAILABLE and "unreachable" in answer.reason, answer
+            return
+        assert answer.status in (Status.ANSWERED, Status.NO_ANSWER) and answer.cost.calls == 1, answer
+        assert "decision" in answer.trace and len(client.calls) == 1 and client.calls[0]["logprobs"], answer
+        if behaviour == "abstains":  # the gate said « Non »: P(yes) low, and so the decision's P(right)
+            assert answer.trace["decision"]["signals"]["gate"] < 0.1, answer.trace["decision"]
         return
     if behaviour in ("down", "garbage", "empty", "bad_counts"):
         assert answer.status is Status.UNAVAILABLE, (behaviour, answer)

@@ -86,8 +86,8 @@ def test_pointing_at_nothing_is_je_ne_sais_pas_and_at_a_number_never_sent_is_ref
         rag.answer("Combien ?", SENT, ScriptedClient(['{"phrases": [9]}']), constrain=False, **point).raise_for_status()
     with pytest.raises(rag.AnswerUnavailable, match="not a sentence number"):
         rag.answer("Combien ?", SENT, ScriptedClient(['{"phrases": [true]}'] * 2), **point).raise_for_status()
-    with pytest.raises(rag.AnswerUnavailable, match='"reponse" missing'):  # the default mode asks for words first
-        rag.answer("Combien ?", SENT, ScriptedClient(['{"phrases": [1]}'] * 2)).raise_for_status()
+    with pytest.raises(rag.AnswerUnavailable, match='"reponse" missing'):  # the model's mode asks for words first
+        rag.answer("Combien ?", SENT, ScriptedClient(['{"phrases": [1]}'] * 2), mode=rag.MODEL_MODE).raise_for_status()
 
 
 def test_pointing_streams_each_sentence_once_its_number_is_complete():

@@ -144,27 +144,52 @@ def test_ask_copy_asks_no_model_and_prints_the_sentences_that_match_best(indexed
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")  # a model asked here would be unreachable
     question = "Quelles sanctions disciplinaires le règlement prévoit-il ?"
     best = sorted(_sentences(indexed, question), key=lambda s: s["rank"])[:3]
-    code, out, err = run(capsys, "ask", question, "--index", str(indexed), "--rung", "bm25", "--mode", "copy")
+    code, out, err = run(capsys, "ask", question, "--index", str(indexed), "--rung", "bm25", "--mode", "copy",
+                         "--decision", "off")
     assert code == 0, err
-    assert out.splitlines()[1] == "… no model: the sentences that match the question best are copied"
+    assert out.splitlines()[1] == "… the sentences that match the question best are copied, no model asked"
     assert all(f"« {s['text']} »" in out for s in best) and out.count("\n[") == 3
     assert "every cited passage was one the search found" in out and "no model call" in out
 
 
 @pytest.mark.encoder
-def test_ask_by_default_shows_the_words_checked_then_the_sentences_that_hold_their_figures(indexed, capsys):
+def test_ask_pointing_lead_shows_the_words_checked_then_the_sentences_that_hold_their_figures(indexed, capsys):
     question = "Quelles sanctions disciplinaires le règlement prévoit-il ?"
     sentences = _sentences(indexed, question)
     holder = next(s for s in sentences if "cinq jours" in s["text"])
     beside = next(s for s in sentences if s["n"] != holder["n"])
     reply = json.dumps({"reponse": "Une mise à pied de cinq jours au plus.", "phrases": [beside["n"]]})
-    code, out, err = run(capsys, "ask", question, "--index", str(indexed), "--rung", "bm25",
+    code, out, err = run(capsys, "ask", question, "--index", str(indexed), "--rung", "bm25", "--mode", "pointing-lead",
                          "--scripted-replies", json.dumps([reply]))
     assert code == 0, err
     assert "… the model answers; the answer is shown once it is checked" in out
     # The words on the answer's line, the sentence that holds « 5 » under them.
     assert f"answer:   Une mise à pied de cinq jours au plus.\n          {holder['text']}" in out
     assert "every figure (5 jours" in out
+
+
+@pytest.mark.encoder
+def test_ask_by_default_copies_the_best_sentences_if_the_decision_says_and_prints_it(indexed, capsys, monkeypatch):
+    question = "Quelles sanctions disciplinaires le règlement prévoit-il ?"
+    monkeypatch.setenv("RUNGS_SCRIPTED_REPLIES", json.dumps([_gate_reply(0.95)]))
+    code, out, err = run(capsys, "ask", question, "--index", str(indexed), "--rung", "bm25")
+    assert code == 0, err
+    assert "the model is asked one question: do they answer?" in out and out.count("\n[") == 3
+    assert "gate:     P(the sentences answer the question) = 0.95, one of the decision's signals" in out
+    line = next(x for x in out.splitlines() if x.startswith("decision: "))
+    assert "P(the copy is right) = " in line and "(set to answer 50% of the questions it was fitted on)" in line
+    assert line.endswith("the sentences are shown") and "from the handbook's deciding half (126 questions)" in out
+    assert "1 call ·" in out
+    monkeypatch.setenv("RUNGS_SCRIPTED_REPLIES", json.dumps([_gate_reply(0.05)]))
+    code, out, err = run(capsys, "ask", "Quand a lieu le séminaire annuel des managers ?", "--index", str(indexed),
+                         "--rung", "bm25", "--coverage", "0.3")
+    assert code == 0 and "answer:   je ne sais pas" in out.lower() and "answer 30% of the questions" in out
+    assert "below it: « je ne sais pas »" in out and "why:      the decision: P(the copy is right)" in out
+    for argv, said in ((["--mode", "free", "--coverage", "0.8"], "go with --mode copy"),
+                       (["--decision", "off", "--coverage", "0.8"], "it has none with --decision off"),
+                       (["--coverage", "2"], "coverage")):
+        code, out, err = run(capsys, "ask", question, "--index", str(indexed), "--rung", "bm25", *argv)
+        assert code == 1 and said in err, (argv, err)
 
 
 def test_ask_quoted_mode_repairs_a_quote_once_then_shows_it_found(indexed, capsys, monkeypatch):
@@ -209,7 +234,8 @@ def _gate_reply(yes: float) -> dict:
 def test_ask_gate_prints_its_probability_and_below_its_threshold_does_not_ask(indexed, capsys, monkeypatch):
     question = "Que faire d'un badge perdu ?"
     monkeypatch.setenv("RUNGS_SCRIPTED_REPLIES", json.dumps([_gate_reply(0.2)]))
-    code, out, err = run(capsys, "ask", question, "--index", str(indexed), "--rung", "bm25", "--gate", "0.5")
+    code, out, err = run(capsys, "ask", question, "--index", str(indexed), "--rung", "bm25", "--gate", "0.5",
+                         "--mode", "pointing-lead")
     assert code == 0, err
     assert "answer:   je ne sais pas" in out.lower()
     assert "gate:     P(the passages answer the question) = 0.20, threshold 0.50: below it: the answer was not asked for" in out
@@ -389,7 +415,7 @@ def test_ask_gate_prints_enough_digits_never_to_contradict_its_decision(indexed,
     """Finding: P(yes) = 0.4999 against --gate 0.5 was printed « = 0.50, threshold 0.50: below it »."""
     monkeypatch.setenv("RUNGS_SCRIPTED_REPLIES", json.dumps([_gate_reply(0.4999)]))
     code, out, err = run(capsys, "ask", "Que faire d'un badge perdu ?", "--index", str(indexed), "--rung", "bm25",
-                         "--gate", "0.5")
+                         "--gate", "0.5", "--mode", "pointing-lead")
     assert code == 0 and "= 0.4999, threshold 0.5000: below it" in out, out
 
 

@@ -265,9 +265,6 @@ DOORS = {
     "selective.cross_fitted": lambda d: (lambda x=d.draw(SIGNAL_ROWS), y=d.draw(RIGHTS), n=d.draw(SIGNAL_NAMES),
                                          k=d.draw(maybe(st.integers(2, 3), EDGES)):
                                          selective.cross_fitted(x, y, n, folds=k), ("rows", "right", "names", "folds")),
-    "selective.threshold": lambda d: (lambda p=d.draw(maybe(st.lists(st.floats(0, 1), max_size=5), JUNK)),
-                                      c=d.draw(maybe(st.floats(0.1, 1), EDGES)): selective.threshold(p, c),
-                                      ("probabilities", "coverage")),
     "selective.auc": lambda d: (lambda p=d.draw(maybe(st.lists(st.floats(0, 1), min_size=3, max_size=3), JUNK)),
                                 y=d.draw(RIGHTS): selective.auc(p, y), ("scores", "right")),
     "metrics.questions_needed": lambda d: (lambda a=d.draw(maybe(st.floats(-1, 1), EDGES)),
@@ -410,10 +407,11 @@ def _public(module) -> set[str]:
 #: Where the doors are found: the readers' package (its ``__all__``, and every reader of ``READERS``), every
 #: module of the lab but ``answers`` (the answer half's, with property tests of its own) and ``abstention`` with
 #: ``abstention_summary`` (they read one committed summary, refused whole by ``check_summary`` when malformed:
-#: tests/test_abstention.py), and
+#: tests/test_abstention.py), ``abstention_decision`` (one committed study, its parts checked by ``load``:
+#: tests/test_decision_default.py), and
 #: the display.
 MODULES = [readers, display] + [importlib.import_module(f"rungs.lab.{m.name}") for m in pkgutil.iter_modules(lab.__path__)
-                                if m.name not in ("answers", "abstention", "abstention_summary")]
+                                if m.name not in ("answers", "abstention", "abstention_summary", "abstention_decision")]
 
 
 def test_every_public_function_has_a_door():

@@ -219,7 +219,7 @@ class _NoModel:
 @pytest.mark.encoder  # the sentences are ranked by the hybrid: the vector leg loads
 def test_copy_asks_no_model_and_copies_the_sentences_ranked_first():
     question = "Combien coûte le remplacement d'un badge perdu ?"
-    out = rag.answer(question, BADGE, _NoModel(), mode="copy")
+    out = rag.answer(question, BADGE, _NoModel(), mode="copy", decision=None)  # the floor alone: no decision
     numbered = rag.sentences_for(question, rag.prepare_passages(BADGE))
     best = sorted(sorted(numbered, key=lambda s: s["rank"])[:rag.COPIED], key=lambda s: s["n"])
     assert out.status is Status.ANSWERED and out.cost.calls == 0 and out.by == "rag copy"
@@ -234,13 +234,13 @@ def test_copy_asks_no_model_and_copies_the_sentences_ranked_first():
 @pytest.mark.encoder
 def test_copy_behind_the_gate_asks_one_question_the_pointing_modes_gate_asks_and_copies_only_above_it():
     question = "Combien coûte le remplacement d'un badge perdu ?"
-    closed = rag.answer(question, BADGE, ScriptedClient([said(0.2)]), mode="copy", gate=0.5)
+    closed = rag.answer(question, BADGE, ScriptedClient([said(0.2)]), mode="copy", gate=0.5, decision=None)
     assert closed.status is Status.NO_ANSWER and closed.cost.calls == 1 and not closed.quotes
     assert "0.20, below its threshold 0.50" in closed.reason
     client = ScriptedClient([said(0.9)])
-    opened = rag.answer(question, BADGE, client, mode="copy", gate=0.5)
+    opened = rag.answer(question, BADGE, client, mode="copy", gate=0.5, decision=None)
     assert opened.answered and opened.cost.calls == 1 and len(client.calls) == 1
-    assert opened.text == rag.answer(question, BADGE, _NoModel(), mode="copy").text  # the gate decides, copy reads
+    assert opened.text == rag.answer(question, BADGE, _NoModel(), mode="copy", decision=None).text  # the gate decides, copy reads
     # The gate's question is the one pointing-lead's gate asks over the same numbered sentences (its stored P(yes)).
     lead = ScriptedClient([said(0.9), json.dumps({"reponse": "10 €.", "phrases": [2]})])
     rag.answer(question, BADGE, lead, mode="pointing-lead", gate=0.5)
@@ -250,7 +250,7 @@ def test_copy_behind_the_gate_asks_one_question_the_pointing_modes_gate_asks_and
 
 
 def test_copy_says_je_ne_sais_pas_with_nothing_to_copy_and_asks_nothing():
-    out = rag.answer("Combien ?", [], _NoModel(), mode="copy")
+    out = rag.answer("Combien ?", [], _NoModel(), mode="copy")  # the decision too asks nothing: nothing to decide
     assert out.status is Status.NO_ANSWER and out.cost.calls == 0
 
 

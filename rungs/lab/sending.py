@@ -35,7 +35,7 @@ ANSWERS = 2
 
 
 def what_is_sent(question: dict, passages: list[dict], *, max_passages: int = rag.MAX_PASSAGES,
-                 max_chars: int = rag.MAX_CHARS, mode: str = rag.DEFAULT_MODE) -> dict:
+                 max_chars: int = rag.MAX_CHARS, mode: str = rag.MODEL_MODE) -> dict:
     """The prompt N3 would send for ``question`` (a judged question) and ``passages``, and what it holds.
 
     ``{"ids", "sentences", "tokens", "answering_sent", "facts_sent"}``: the passage ids sent, the
@@ -59,7 +59,7 @@ def what_is_sent(question: dict, passages: list[dict], *, max_passages: int = ra
 
 
 def sweep(questions: list[dict], passages: dict[str, list[dict]], settings: list[dict],
-          mode: str = rag.DEFAULT_MODE) -> list[dict]:
+          mode: str = rag.MODEL_MODE) -> list[dict]:
     """One row a setting (``{"max_passages", "max_chars"}``): means over ``questions`` of ``what_is_sent``.
 
     ``passages`` maps each question id to its retrieved passages, best first (retrieve once, cut many

@@ -24,7 +24,7 @@ Four model modes (``mode``), each measured on every judged question
   that allows those numbers and no others, the model chooses the sentences that
   answer (at most ``MAX_SENTENCES``), or none. The answer *is* those sentences,
   copied by code;
-- ``"pointing-lead"`` (the default): the same, with a few words first (« Non. »,
+- ``"pointing-lead"`` (``MODEL_MODE``, the model's mode when one is asked): the same, with a few words first (« Non. »,
   « 12 jours. ») whose figures must be in a chosen sentence;
 - ``"quoted"``: the model writes the answer and, for each passage it cites, the
   words it rests on; each quote must be in its passage
@@ -32,9 +32,12 @@ Four model modes (``mode``), each measured on every judged question
   apostrophes normalised, nothing looser);
 - ``"free"``: the answer and the ids it cites (the rung before these checks).
 
-And the floor they are measured against, ``"copy"`` (``rungs.rag.copying``): no
-model at all — the ``COPIED`` sentences the hybrid over sentences ranks first,
-copied and cited. ``READERS`` names all five.
+And the floor they are measured against, ``"copy"`` (``rungs.rag.copying``), the
+default: no model reads — the ``COPIED`` sentences the hybrid over sentences ranks
+first, copied and cited, shown or not as the decision says (``rungs.rag.decision``:
+the gate's one call and how well the sentences match, fitted on the handbook's
+deciding half; no model mode beats the copy by a paired test, so none is the
+default). ``READERS`` names all five.
 
 In every mode (``check_figures=True``) every figure of the answer
 (``rungs.grounding.figures``) must be in a quote, a cited passage or the
@@ -53,6 +56,7 @@ Rooms, one concept each:
 - ``read``       a reply read strictly and settled against what was sent
 - ``pointing``   the numbered sentences, a pointing reply, a lead-in anchored to its sentences
 - ``copying``    the floor: the best sentences copied, no model
+- ``decision``   whether to show the copy: P(right) from the gate and the copy's signals, at a coverage
 - ``answering``  ``answer``: the rung in one call, returning ``rungs.grounding.Answer``
 - ``answerers``  ``Rag``: a retriever and the rung, as an ``Answerer`` (what ``python -m rungs ask`` runs)
 
@@ -64,7 +68,8 @@ from ..grounding.abstain import NO_ANSWER, is_no_answer
 from ..grounding.answer import AnswerNotGrounded, AnswerUnavailable, QuoteNotFound, UnsupportedFigure
 from ..grounding.replies import UnusableReply
 from .answerers import Rag
-from .answering import DEFAULT_GATE, DEFAULT_MODE, FENCES, MAX_ATTEMPTS, READERS, answer
+from .answering import AUTO, DECISIONS, DEFAULT_GATE, DEFAULT_MODE, FENCES, MAX_ATTEMPTS, MODEL_MODE, READERS, answer
+from .decision import HANDBOOK_DECISION, SIGNALS, shipped, signals
 from .build import MAX_CHARS, MAX_PASSAGES, MODES, build_prompt, check_prompt, prepare_passages, schema_for
 from .copying import COPIED, COPY, copy
 from .pointing import MAX_LEAD_CHARS, MAX_SENTENCES, SENTENCES_SENT, anchor, decode_pointing, sentences_for
@@ -72,7 +77,7 @@ from .prompts import (COLLECTION, HANDBOOK, NO_ANSWER_RULE, NO_ANSWER_RULES, PRO
                       PROMPT_POINTING_LEAD, PROMPT_QUOTED, PROMPT_REWRITTEN, PROMPTS, repair_message)
 from .read import decode, ground, point
 
-__all__ = ["AnswerNotGrounded", "AnswerUnavailable", "COLLECTION", "COPIED", "COPY", "DEFAULT_GATE", "DEFAULT_MODE", "FENCES", "HANDBOOK", "MAX_ATTEMPTS",
+__all__ = ["AUTO", "AnswerNotGrounded", "AnswerUnavailable", "COLLECTION", "COPIED", "COPY", "DECISIONS", "DEFAULT_GATE", "DEFAULT_MODE", "HANDBOOK_DECISION", "MODEL_MODE", "SIGNALS", "shipped", "signals", "FENCES", "HANDBOOK", "MAX_ATTEMPTS",
            "MAX_CHARS", "MAX_LEAD_CHARS", "MAX_PASSAGES", "MAX_SENTENCES", "MODES", "NO_ANSWER", "NO_ANSWER_RULE",
            "NO_ANSWER_RULES", "PROMPT", "PROMPTS", "PROMPT_POINTING", "PROMPT_POINTING_LEAD", "PROMPT_QUOTED",
            "PROMPT_REWRITTEN", "QuoteNotFound", "READERS", "Rag", "SENTENCES_SENT", "UnsupportedFigure", "UnusableReply",

@@ -53,5 +53,5 @@ class Rag(Answerer):
         if missing:  # the model can only read what it was given
             raise BadArgument(f"the retriever found {missing[:3]}, which are not among the documents: "
                               "build both from the same documents")
-        out = answer(question, found, self.client, **self.knobs)
+        out = answer(question, found, self.client, hits=hits, **self.knobs)
         return out.with_(trace={**out.trace, "hits": hits})

@@ -40,6 +40,7 @@ from ..grounding.answerer import MAX_QUESTION
 from ..grounding.replies import UnusableReply
 from ..model import EmptyCompletion, ModelError, TruncatedCompletion, default_client, estimate_tokens
 from .copying import COPY, copy
+from .decision import HANDBOOK_DECISION, check_coverage, shipped, signals
 from .gate import figures_of, sufficiency
 from .build import MAX_CHARS, MAX_PASSAGES, MODES, build_prompt, check_prompt, prepare_passages, schema_for
 from .pointing import MAX_SENTENCES, SENTENCES_SENT, sentences_for
@@ -49,10 +50,18 @@ from .read import decode, ground, point
 #: Every reader ``answer`` knows: the model's modes (``rungs.rag.build``), and the floor that asks no model.
 READERS = (*MODES, COPY)
 MAX_ATTEMPTS = 10  # each attempt is one more call, paid in seconds or in money
-# Chosen on the deciding half, where no mode was measurably better, because every sentence it shows is copied
-# from a cited passage and checked by code (benchmarks/README.md, « N3's modes »); kept by the protocol with
-# « copy » and copy behind the gate in its grid, though it does not beat that floor (« The floor »).
-DEFAULT_MODE = "pointing-lead"
+# The floor is the default: no model mode beats it by a paired test on either half (benchmarks/README.md,
+# « The floor »), and a mode that does not beat its floor is not a default. What decides « je ne sais pas » is
+# the decision (``rungs.rag.decision``), chosen by the protocol on the deciding half.
+DEFAULT_MODE = COPY
+#: The model's mode when one is asked to read (``mode=MODEL_MODE``): chosen on the deciding half, where no mode
+#: was measurably better, because every sentence it shows is copied from a cited passage and checked by code
+#: (benchmarks/README.md, « N3's modes »).
+MODEL_MODE = "pointing-lead"
+#: ``decision`` by default: the shipped decision for « copy », none for the model's modes (they were measured,
+#: and chosen from, with their own « aucune » and the gate; the decision was fitted on the copy's answers).
+AUTO = "auto"
+DECISIONS = (AUTO, HANDBOOK_DECISION, None)
 #: The sufficient-context gate's threshold by default (None: off). Chosen by the protocol — ``tuning.choose`` over
 #: mode × threshold on the deciding half — in benchmarks/bench_abstain.py (benchmarks/README.md, « Knowing when
 #: not to answer »).
@@ -61,8 +70,20 @@ DEFAULT_GATE: float | None = None
 FENCES = ("<extrait", "</extrait>")
 
 
-def _check_knobs(question, mode, attempts, max_tokens, sentences_sent, flags, prompt, on_event) -> None:
-    """Every knob checked once, before any call (the provider bills every character of the prompt)."""
+def _decision(decision, mode: str) -> str | None:
+    """``decision`` as ``answer`` applies it: « auto » read for the mode, the copy's only, refused by name else."""
+    if decision is not None and (not isinstance(decision, str) or decision not in DECISIONS):
+        raise BadArgument(f"decision must be one of 'auto', 'handbook' or None (off), not {decision!r}"[:200])
+    decision = (HANDBOOK_DECISION if mode == COPY else None) if decision == AUTO else decision
+    if decision is not None and mode != COPY:
+        raise BadArgument(f"decision={decision!r} is fitted on the copy's answers (mode='copy'); the model's modes "
+                          "say « je ne sais pas » by their own « aucune », or behind the gate (gate=…)")
+    return decision
+
+
+def _check_knobs(question, mode, attempts, max_tokens, sentences_sent, flags, prompt, on_event, gate, coverage):
+    """Every knob checked once, before any call (the provider bills every character of the prompt): the gate's
+    threshold and the coverage as the floats they stand for (a Fraction or a numpy float is a threshold too)."""
     check_query(question, name="question", max_chars=MAX_QUESTION)
     check_choice(mode, "mode", READERS)
     check_int(attempts, "attempts", low=1, high=MAX_ATTEMPTS)
@@ -74,30 +95,35 @@ def _check_knobs(question, mode, attempts, max_tokens, sentences_sent, flags, pr
         check_prompt(prompt)
     if on_event is not None and not callable(on_event):
         raise BadArgument(f"on_event must be a function of (kind, payload), not {type(on_event).__name__}")
+    return (None if gate is None else check_number(gate, "gate", low=0.0, high=1.0)), check_coverage(coverage)
 
 
 def answer(question: str, passages: list[dict], client=None, *, mode: str = DEFAULT_MODE, attempts: int = 2,
            max_passages: int = MAX_PASSAGES, max_chars: int = MAX_CHARS, no_answer_rule: bool = True,
            constrain: bool = True, max_tokens: int = 300, prompt: str | None = None, check_figures: bool = True,
            sentences_sent: int = SENTENCES_SENT, collection: str | None = None, gate: float | None = DEFAULT_GATE,
-           on_event=None) -> Answer:
+           decision: str | None = AUTO, coverage: float | None = None, hits=None, on_event=None) -> Answer:
     """Answer ``question`` from ``passages`` (dicts with an id and a text, best first): an ``Answer``.
 
-    ``mode``: ``"pointing-lead"`` (the default), ``"pointing"``, ``"quoted"`` or ``"free"`` (the package
-    docstring says each), or ``"copy"``: no model — the ``COPIED`` sentences that match best, copied
-    (``rungs.rag.copying``; ``client`` is asked only by the gate, when ``gate`` is set). ``collection``: what the passages come from, as the prompt names it (« de
-    documents » by default). ``check_figures=False`` turns the figure check off — notebook 03 shows what it
+    ``mode``: ``"copy"`` (the default): no model reads — the ``COPIED`` sentences that match best, copied
+    (``rungs.rag.copying``), shown or not as ``decision`` says; or a model mode, ``"pointing-lead"``,
+    ``"pointing"``, ``"quoted"`` or ``"free"`` (the package docstring says each).
+    ``decision``: ``"handbook"``, the decision that ships (``rungs.rag.decision``): the gate's one call, then
+    P(the copy is right) from its signals, « je ne sais pas » below the threshold that answers ``coverage`` of
+    the questions it was fitted on (None: the chosen one); None: off, no call; ``"auto"`` (the default):
+    ``"handbook"`` for « copy », None for the model's modes.
+    ``hits``: the retriever's hits, best first (a signal of the decision; ``Rag`` passes them). ``collection``:
+    what the passages come from, as the prompt names it (« de documents » by default). ``check_figures=False`` turns the figure check off — notebook 03 shows what it
     then lets through; such an answer may hold a figure nothing cited holds, listed ✗ in ``figures``.
     ``gate``: a threshold in [0, 1] turns on the sufficient-context gate (``rungs.rag.gate``): a yes/no
     question first, and below the threshold « je ne sais pas » without the answer's call (None: off).
-    ``on_event``: told ``("reading", {"tokens", "sentences"})`` before the call, ``("writing", {})`` at its
-    first token, and, in pointing mode, ``("sentence", quote)`` as each chosen sentence arrives.
+    ``on_event``: told ``("reading", {"tokens", "sentences"})`` before the call, ``("writing", {})`` at its first
+    token, and, in pointing mode, ``("sentence", quote)`` as each chosen sentence arrives.
     """
-    if gate is not None:  # a Fraction or a numpy float is a threshold too: read as the float it stands for
-        gate = check_number(gate, "gate", low=0.0, high=1.0)
-    _check_knobs(question, mode, attempts, max_tokens, sentences_sent,
-                 {"no_answer_rule": no_answer_rule, "constrain": constrain, "check_figures": check_figures},
-                 prompt, on_event)
+    gate, coverage = _check_knobs(question, mode, attempts, max_tokens, sentences_sent, {
+        "no_answer_rule": no_answer_rule, "constrain": constrain, "check_figures": check_figures}, prompt, on_event,
+        gate, coverage)
+    decision = _decision(decision, mode)
     sent = prepare_passages(passages if passages is not None else [], max_passages, max_chars)
     texts = {p["id"]: p["text"] for p in sent}
     trace = {"mode": mode, "prompt": None, "replies": [], "refused": [], "repairs": 0, "fences": FENCES}
@@ -105,8 +131,9 @@ def answer(question: str, passages: list[dict], client=None, *, mode: str = DEFA
     if not question.strip() or not sent:  # nothing to ask: no call, no cost
         return Answer(status=Status.NO_ANSWER, text=NO_ANSWER, reason="nothing to ask: " + (
             "the question is empty" if not question.strip() else "no passage was given"), **base)
-    if mode == COPY:  # the floor: no model to read; a model asked only if the gate is on
-        return _copied(question, sent, sentences_sent, base, client, gate, collection)
+    if mode == COPY:  # the floor: no model to read; a model asked only by the gate, for the gate or the decision
+        return _copied(question, sent, sentences_sent, base, client, gate, collection,
+                       {"coverage": coverage, "hits": hits} if decision else None)
     asker = None
     try:
         client = check_client(client) if client is not None else default_client()
@@ -114,8 +141,7 @@ def answer(question: str, passages: list[dict], client=None, *, mode: str = DEFA
         trace["prompt"] = build_prompt(question, sent, no_answer_rule=no_answer_rule, prompt=prompt, mode=mode,
                                        sentences=numbered or None, collection=collection)
         schema = schema_for(sent, mode, numbered or None, none=no_answer_rule) if constrain else None
-        asker = _Asker(client, schema, max_tokens, trace,
-                       on_event, numbered, list(texts), question)
+        asker = _Asker(client, schema, max_tokens, trace, on_event, numbered, list(texts), question)
         if gate is not None:
             closed = _gated(asker, gate, question, sent, numbered, collection, base)
             if closed is not None:
@@ -125,23 +151,24 @@ def answer(question: str, passages: list[dict], client=None, *, mode: str = DEFA
         return _failed(Status.UNAVAILABLE, err, base, asker)
     except AnswerNotGrounded as err:
         return _failed(Status.REFUSED, err, base, asker)
-    cost = asker.cost
     if out["answer"] == NO_ANSWER:
-        return Answer(status=Status.NO_ANSWER, text=NO_ANSWER, cost=cost, reason="the model found no answer in the "
-                      "passages", notes=tuple(trace["refused"]), **base)
+        return Answer(status=Status.NO_ANSWER, text=NO_ANSWER, cost=asker.cost, reason="the model found no answer in "
+                      "the passages", notes=tuple(trace["refused"]), **base)
     quotes = tuple(Quote(q["source"], q["text"]) for q in out["quotes"])
     return Answer(status=Status.ANSWERED, text=out["answer"], cited=tuple(out["sources"]), quotes=quotes,
                   figures=claims.figure_checks(out["answer"], {c: texts[c] for c in out["sources"]}, quotes, question),
-                  notes=tuple(trace["refused"]), cost=cost, **base)
+                  notes=tuple(trace["refused"]), cost=asker.cost, **base)
 
 
-def _copied(question, sent, sentences_sent, base, client, gate, collection) -> Answer:
+def _copied(question, sent, sentences_sent, base, client, gate, collection, deciding) -> Answer:
     """« copy »: the sentences ranked first, copied and cited, their figures checked as any answer's. No call,
-    unless the gate is on: its one question, over the sentences pointing-lead would read, decides alone."""
+    unless the gate or the decision (``deciding``) is on: the gate's one question, over the sentences
+    pointing-lead would read, then the decision on its P(yes) and what was copied."""
     started, cost = time.perf_counter(), Cost()
     numbered = sentences_for(question, sent, sentences_sent)
     base["trace"]["sentences"] = numbered
-    if gate is not None:
+    out = copy(numbered)
+    if gate is not None or deciding is not None:
         try:
             client = check_client(client) if client is not None else default_client()
         except ModelError as err:
@@ -149,7 +176,13 @@ def _copied(question, sent, sentences_sent, base, client, gate, collection) -> A
         cost, closed = _gate(client, "pointing", gate, question, sent, numbered, collection, base, "nothing was copied")
         if closed is not None:
             return closed
-    out = copy(numbered)
+        failed = base["trace"].pop("gate_failed", None)
+        if failed is not None:  # no answer's call follows to say the model is down: the gate's failure says it
+            return _failed(Status.UNAVAILABLE, failed, base, None).with_(cost=cost)
+    if deciding is not None and out["quotes"]:
+        closed = _decided(question, out["quotes"], base, cost, **deciding)
+        if closed is not None:
+            return closed
     if not out["quotes"]:
         return Answer(status=Status.NO_ANSWER, text=NO_ANSWER, cost=cost, reason="nothing to copy: the passages "
                       "hold no sentence", **base)
@@ -161,10 +194,25 @@ def _copied(question, sent, sentences_sent, base, client, gate, collection) -> A
                   **base)
 
 
+def _decided(question, quotes, base, cost, *, coverage, hits) -> Answer | None:
+    """The decision on the gate's P(yes) and what was copied, in the trace: « je ne sais pas » below its
+    threshold, else None (the copy is shown)."""
+    verdict = shipped().judge(signals(question, quotes, base["trace"]["gate"]["p"], hits), coverage)
+    base["trace"]["decision"] = verdict
+    if verdict["answer"]:
+        return None
+    p, said = figures_of(verdict["p"], verdict["threshold"])
+    return Answer(status=Status.NO_ANSWER, text=NO_ANSWER, cost=cost, reason=(
+        f"the decision: P(the copy is right) = {p}, below {said}, the threshold that answers "
+        f"{verdict['coverage']:.0%} of the questions it was fitted on; the copy was not shown"),
+        notes=tuple(base["trace"]["refused"]), **base)
+
+
 def _gated(asker, threshold: float, question, sent, numbered, collection, base) -> Answer | None:
     """The gate before the answer's call: « je ne sais pas » without that call below the threshold, else None."""
     cost, closed = _gate(asker.client, asker.mode, threshold, question, sent, numbered or None, collection, base,
                          "the answer was not asked for", notes=False)
+    base["trace"].pop("gate_failed", None)  # the answer's own call says what failed
     asker.cost += cost
     return None if closed is None else closed.with_(cost=asker.cost)
 
@@ -173,11 +221,13 @@ def _gate(client, mode, threshold, question, sent, numbered, collection, base, s
     """The gate's one question, its verdict in the trace: (its cost, « je ne sais pas » below the threshold or
     None). Every reader's gate is this one, so a copy behind the gate is read as pointing-lead's gate reads."""
     verdict = sufficiency(question, sent, client, mode=mode, sentences=numbered, collection=collection)
-    cost = verdict.pop("cost")
+    cost, failed = verdict.pop("cost"), verdict.pop("error", None)
+    if failed is not None:  # the copy has no call of its own to say so: it reads this
+        base["trace"]["gate_failed"] = failed
     base["trace"]["gate"] = {**verdict, "threshold": threshold}
     if verdict["note"]:
         base["trace"]["refused"].append(verdict["note"])
-    if verdict["p"] is None or verdict["p"] >= threshold:
+    if verdict["p"] is None or threshold is None or verdict["p"] >= threshold:  # None: asked for the decision only
         return cost, None
     p, said = figures_of(verdict["p"], threshold)
     return cost, Answer(status=Status.NO_ANSWER, text=NO_ANSWER, cost=cost, reason=(

@@ -49,8 +49,8 @@ def sufficiency(question: str, sent: list[dict], client, *, mode: str, sentences
     started = time.perf_counter()
     try:
         result = client.chat([{"role": "user", "content": prompt}], max_tokens=1, logprobs=TOP_LOGPROBS)
-    except ModelError:  # a failed call still took its seconds; the answer's call will say what is wrong
-        return {"p": None, "coverage": 0.0, "trusted": False, "prompt": prompt,
+    except ModelError as err:  # a failed call still took its seconds; the answer's call will say what is wrong
+        return {"p": None, "coverage": 0.0, "trusted": False, "prompt": prompt, "error": err,
                 "cost": Cost(calls=1, seconds=time.perf_counter() - started),
                 "note": "the gate's call failed: answered without it"}
     cost = Cost.of_call(result, time.perf_counter() - started)

@@ -21,63 +21,10 @@ from pathlib import Path
 from ..core import paths
 from ..core.errors import RungsError
 from ..core.secrets import redact
+from .cli_help import ASK_TIME, EXAMPLES_ASK, EXAMPLES_INDEX, EXAMPLES_SEARCH, INDEX_TIME, SEARCH_TIME
 
 #: The largest --max-mb: past 100 GB, a « file » is a disk image, and the number no longer converts.
 MAX_MB = 100_000
-
-EXAMPLES_INDEX = """\
-what it costs: encoding every passage for the vector leg is the slow part (USE, one thread: about
-{per_second} passages of 1,500 characters a second on benchmarks/folder, {encoding} for its {passages}
-passages, measured {measured}); reading is quicker (PDFium: a few hundred pages a second).
---no-vectors skips the encoding.
-Run it again after you change the folder: an unchanged file costs one stat, a changed one is read
-and encoded again, a removed one is removed. Interrupted (Ctrl-C), the previous index stays whole.
-
-example:
-  python -m rungs index notebooks/data/my-documents
-  python -m rungs index ~/Documents/rh --size 800 --overlap 100     # shorter passages: every file re-read
-"""
-
-EXAMPLES_SEARCH = """\
-the rungs: fts (SQLite's own bm25(), N0), bm25 (N1: every word's part shown with --explain),
-vectors (N2: meaning, not words; loads the encoder), hybrid (N2: both, fused by RRF; the default).
-Results are documents (passages rolled up: --rollup max or sum) unless --passages.
-what it costs: a whole `search` on benchmarks/folder, in a fresh process, took {fts} with fts and
-{hybrid} with hybrid at the median (measured {measured}); most of it is Python starting and the index
-loading, a query itself a few milliseconds.
-
-examples:
-  python -m rungs search "combien de jours de congés ?"
-  python -m rungs search "badge perdu" --rung bm25 --explain
-  python -m rungs search "travailler de chez moi" --rung hybrid --k 10 --vector-weight 2 --passages
-"""
-
-EXAMPLES_ASK = """\
-the passages are found by the hybrid rung (or --rung), the best --passages of them (at most 4) are
-cut into sentences, and the 12 that match the question best are sent, numbered, to the model. By
-default it answers in a few words and points at the sentences that say them; the answer shown is
-those words, checked (every figure in them must be in the sentences), and the sentences, copied by
-code. Every quote is printed with its file, page and a link that opens the file at that page, and
-the checks it passed. Nothing that answers: « je ne sais pas ».
-what it costs: one call to the model — the local one (starts once, ~3 GB of memory) or the one
-OPENAI_BASE_URL / RUNGS_MODEL name; reading the sentences is most of it: {bundled} at the median on
-one thread (the portable build) for a question on notebooks/data/my-documents, {folder} on
-benchmarks/folder (measured {measured}); a line says when the model starts reading.
-
-example:
-  python -m rungs ask "Avant quelle date faut-il poser ses congés d'été ?"
-  python -m rungs ask "Combien de jours de RTT ?" --mode quoted     # the model writes, and quotes
-  python -m rungs ask "Combien de jours de RTT ?" --mode copy       # no model: the best sentences, copied
-"""
-#: Measured: ``python -m rungs ask`` in a fresh process, one thread, the server started (benchmarks/bench_folder.py
-#: --ask, results/folder.json « ask_bundled » and « ask »; benchmarks/README.md, « Your folder at real size »).
-ASK_TIME = {"bundled": "14 s", "folder": "12 s", "measured": "2026-12-02"}
-#: Measured: ``python -m rungs index`` of benchmarks/folder, encoding alone (benchmarks/bench_folder.py,
-#: results/folder.json « after », « index »).
-INDEX_TIME = {"per_second": "46", "encoding": "53 s", "passages": "2,430", "measured": "2026-12-02"}
-#: Measured: ``python -m rungs search`` in fresh processes, the median (benchmarks/bench_commands.py,
-#: results/commands.json « after »; benchmarks/README.md, « Commands in a moment »).
-SEARCH_TIME = {"fts": "0.2 s", "hybrid": "0.5 s", "measured": "2026-12-02"}
 
 
 def _parser(command: str) -> argparse.ArgumentParser:
@@ -154,9 +101,15 @@ def _ask_options(p: argparse.ArgumentParser) -> None:
     from ..rag import COPIED, DEFAULT_MODE, READERS
 
     p.add_argument("--passages", type=int, default=4, help="how many passages to read (1–4, default 4)")
-    p.add_argument("--mode", choices=READERS, default=DEFAULT_MODE, help=f"default {DEFAULT_MODE}: a few words, then "
-                   "the sentences that say them; pointing: only sentences; quoted: the model writes and quotes; "
-                   f"free: it writes and cites ids; copy: no model, the {COPIED} sentences that match best, copied")
+    p.add_argument("--mode", choices=READERS, default=DEFAULT_MODE, help=f"default {DEFAULT_MODE}: no model writes, "
+                   f"the {COPIED} sentences that match best are copied (if the decision says so); pointing-lead: a "
+                   "few words, then the sentences that say them; pointing: only sentences; quoted: the model writes "
+                   "and quotes; free: it writes and cites ids")
+    p.add_argument("--decision", choices=("handbook", "off"), default=None,
+                   help="whether to show the copy: handbook (the default with --mode copy), the decision that ships "
+                   "with rungs, fitted on the handbook; off: always show it, no model asked")
+    p.add_argument("--coverage", type=float, default=None, metavar="C",
+                   help="the share of questions the decision answers, 0–1 (default: the one it was chosen at)")
     p.add_argument("--gate", default=None, metavar="P",
                    help="the sufficient-context gate: first ask whether the passages answer at all, and below this "
                    f"P(yes) say « je ne sais pas » without asking for the answer; 0–1, or off (default {_gate_said()})")
@@ -301,7 +254,21 @@ def _reader(args, store, on_event):
     meta = retriever.meta
     document = lambda i: {"id": i, "title": meta[i].get("title") or "", "body": meta[i]["body"]} if i in meta else None
     return rag.Rag(retriever, document, _client(args), passages=args.passages, search={"level": "passage", **knobs},
-                   mode=args.mode, gate=_gate(args.gate), collection=f"des documents du dossier « {_shown(Path(store.folder.name))} »", on_event=on_event)
+                   mode=args.mode, gate=_gate(args.gate), **_decision(args),
+                   collection=f"des documents du dossier « {_shown(Path(store.folder.name))} »", on_event=on_event)
+
+
+def _decision(args) -> dict:
+    """--decision and --coverage as rag.answer takes them (it checks the coverage; only copy has a decision)."""
+    if args.mode != "copy" and (args.decision is not None or args.coverage is not None):
+        raise RungsError("--decision and --coverage say when to show the copy: they go with --mode copy; "
+                         "the model's modes decide by their own « aucune », or behind --gate")
+    out = {"decision": None if args.decision == "off" else "auto"}
+    if args.coverage is not None:
+        if args.decision == "off":
+            raise RungsError("--coverage is the decision's: it has none with --decision off")
+        out["coverage"] = args.coverage
+    return out
 
 
 def ask(args) -> int:
@@ -325,7 +292,9 @@ def ask(args) -> int:
     reader = _reader(args, store, on_event)  # every option checked before a line is printed
     print(f"question: {args.question}", flush=True)
     if args.mode == "copy":
-        print("… no model: the sentences that match the question best are copied", flush=True)
+        print("… the sentences that match the question best are copied" + (
+            "; the model is asked one question: do they answer?" if args.decision != "off" else ", no model asked"),
+            flush=True)
     elif not args.mode.startswith("pointing"):
         print(f"… the model reads {args.passages} passage(s) and writes; the answer is shown once it is checked",
               flush=True)
@@ -359,15 +328,7 @@ def _print_answer(answer, store, args, streamed: bool) -> None:
     if answer.cited and not answer.quotes:  # the free mode cites ids only
         print(safe_text("sources:\n" + "\n".join(f"  - {_where(hits[s])}  ({hits[s].title})  {_link(store, hits[s])}"
                                                   for s in answer.cited)))
-    gate = answer.trace.get("gate")
-    if gate and gate.get("p") is not None:  # the gate's decision, whichever way it went
-        from ..rag.gate import figures_of
-
-        asked, skipped = (("the sentences were copied", "the sentences were not copied") if args.mode == "copy"
-                          else ("the answer was asked for", "the answer was not asked for"))
-        went = asked if gate["p"] >= gate["threshold"] else f"below it: {skipped}"
-        p, threshold = figures_of(gate["p"], gate["threshold"])
-        print(f"gate:     P(the passages answer the question) = {p}, threshold {threshold}: {went}")
+    _print_decisions(answer, args)
     if not answer.answered and answer.reason:
         print(f"why:      {safe_text(answer.reason)}")  # a reason or a note may quote the model
     for note in answer.notes:
@@ -380,6 +341,28 @@ def _print_answer(answer, store, args, streamed: bool) -> None:
               + (f"; the quotes are {how}" if answer.quotes else "")
               + (f"; every figure ({', '.join(said)}) is in a cited passage or the question" if said else "")
               + ".\n          Not checked: whether this answers your question — read the quotes.")
+
+
+def _print_decisions(answer, args) -> None:
+    """The gate's and the decision's verdicts, whichever way they went, each with its probability and threshold."""
+    from ..core.display import safe_text
+    from ..rag.gate import figures_of
+
+    gate, decided = answer.trace.get("gate"), answer.trace.get("decision")
+    if gate and gate.get("p") is not None and gate.get("threshold") is not None:
+        asked, skipped = (("the sentences were copied", "the sentences were not copied") if args.mode == "copy"
+                          else ("the answer was asked for", "the answer was not asked for"))
+        went = asked if gate["p"] >= gate["threshold"] else f"below it: {skipped}"
+        p, threshold = figures_of(gate["p"], gate["threshold"])
+        print(f"gate:     P(the passages answer the question) = {p}, threshold {threshold}: {went}")
+    elif gate and gate.get("p") is not None:
+        print(f"gate:     P(the sentences answer the question) = {gate['p']:.2f}, one of the decision's signals")
+    if decided:
+        p, threshold = figures_of(decided["p"], decided["threshold"])
+        went = "the sentences are shown" if decided["answer"] else "below it: « je ne sais pas »"
+        print(f"decision: P(the copy is right) = {p}, threshold {threshold} (set to answer "
+              f"{decided['coverage']:.0%} of the questions it was fitted on): {went}")
+        print(safe_text(f"          from {decided['source']}; on your own folder it is applied as is"))
 
 
 COMMANDS = {"index": index, "search": search, "ask": ask}

@@ -1,0 +1,149 @@
+"""The stored decision runs read without a model: readers × decisions, risk–coverage, and the coverage knob.
+
+What it is for: notebook 03 (« Deciding apart from reading ») and benchmarks/README.md
+read what ``benchmarks/bench_decision.py`` measured (``benchmarks/results/decision.json``):
+which decision the protocol chose on the deciding half, how each decision reads
+on the reporting half and the folder (paired tests against pointing-lead and
+the copy, Holm), each decision's **risk–coverage** curve (accuracy among the
+questions answered, against the share answered) beside the model's own
+« aucune », and, for any coverage a learner picks, what the shipped decision
+would have done on the reporting half — from stored probabilities, no call.
+
+Cost: reading one JSON file of a few hundred kB.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from ..core import paths
+from ..core.display import Table
+from ..core.errors import BadArgument, check_number
+from ..rag.decision import Shipped
+from .abstention_summary import NoSummary
+
+#: The decisions bench_decision.py measures, in the order they are shown.
+DECISIONS = ("gate", "signals (no model)", "gate + signals")
+PARTS = ("choice", "auc", "report", "folder", "curves", "rows", "shipped")
+
+
+def load(path=None) -> dict:
+    """``benchmarks/results/decision.json`` (or ``path``), its parts present: a ``NoSummary`` names what is not."""
+    if path is None:
+        path = paths.in_checkout("benchmarks", "results", "decision.json", what="the decision runs' summary")
+    try:
+        data = json.loads(open(path, encoding="utf-8").read())
+    except (OSError, UnicodeDecodeError, ValueError, TypeError) as err:
+        raise NoSummary(f"the decision summary cannot be read ({type(err).__name__}): run "
+                        "benchmarks/bench_decision.py (no model, seconds)") from None
+    missing = [p for p in PARTS if not isinstance(data, dict) or p not in data]
+    if missing:
+        raise NoSummary(f"the decision summary has no {', '.join(missing)}: run benchmarks/bench_decision.py")
+    return data
+
+
+def choice_lines(data: dict) -> list[str]:
+    """What the protocol chose on the deciding half, and its cross-validated gain over the floor."""
+    best, cv = data["choice"]["best"], data["choice"]["cv"]
+    kept = "the floor kept" if data["choice"]["kept_default"] else "it beats the floor"
+    return [f"chosen on the deciding half: « {best['decision']} » at coverage {best['coverage']:g} ({kept})",
+            f"  cross-validated gain over the copy answering everything: {cv['gain']:+.3f} "
+            f"[{cv['ci95'][0]:+.3f}, {cv['ci95'][1]:+.3f}], p {cv['p']:.3f}"]
+
+
+def readers_table(data: dict) -> Table:
+    """The reporting half and the folder: each reader × decision, share right, answered, AUC, paired tests."""
+    rows = [("pointing-lead (its own « aucune »)", data["report"]["pointing-lead"]["right"], None, None, "", ""),
+            ("copy, no decision (the floor)", data["report"]["copy"]["right"], 1.0, None, "", "")]
+    for label, r in data["report"].items():
+        if "decision" not in r:
+            continue
+        auc = data["auc"][r["decision"]]["report"]
+        rows.append((f"copy + {label}", r["right"], r["answered"], auc, _test(r["vs pointing-lead"]),
+                     _test(r["vs copy"])))
+    head = f"reporting half, {len(data['rows'])} questions"
+    out = [f"{head:<36} {'right':>6} {'answered':>9} {'AUC':>6}  "
+           f"{'vs pointing-lead':<24} vs the copy"]
+    for name, right, answered, auc, vs_model, vs_copy in rows:
+        out.append(f"{name:<36} {right:>6.3f} {_or(answered, 9)} {_or(auc, 6)}  {vs_model:<24} {vs_copy}")
+    folder = data["folder"]
+    out.append(f"\nbenchmarks/folder, {folder['questions']} questions, the handbook's fit at coverage 0.8:")
+    out.append(f"  pointing-lead {folder['pointing-lead']:.3f} · copy {folder['copy']:.3f} · " + " · ".join(
+        f"{d} {folder[d]['right at 0.8']:.3f} (AUC {folder[d]['auc']:.3f})" for d in DECISIONS))
+    return Table("\n".join(out))
+
+
+def _test(t: dict) -> str:
+    return f"{t['diff']:+.3f}, p Holm {t['p_holm']:.3f}"
+
+
+def _or(value, width: int) -> str:
+    return f"{value:>{width}.3f}" if value is not None else f"{'—':>{width}}"
+
+
+def risk_coverage_table(data: dict, half: str = "report") -> Table:
+    """Each decision's accuracy among the answered at a few coverages, and the area under its curve."""
+    curves = _curves(data, half)
+    marks = (0.2, 0.4, 0.6, 0.8, 1.0)
+    out = [f"{'accuracy among the answered, ' + _half(half):<44}" + "".join(f"{m:>7.0%}" for m in marks) + "   area"]
+    for name in DECISIONS:
+        points = np.array(curves[name]["points"])
+        at = [points[min(len(points) - 1, max(0, int(np.ceil(m * len(points))) - 1)), 1] for m in marks]
+        out.append(f"{name:<44}" + "".join(f"{a:>7.3f}" for a in at) + f" {curves[name]['area']:>6.3f}")
+    own = curves["pointing-lead's own « aucune »"]
+    out.append(f"pointing-lead's own « aucune »: answers {own['coverage']:.0%}, right among them {own['accuracy']:.3f}")
+    return Table("\n".join(out))
+
+
+def _half(half: str) -> str:
+    if half not in ("decide", "report"):
+        raise BadArgument(f"half must be 'decide' or 'report', not {half!r}")
+    return "deciding half (cross-fitted)" if half == "decide" else "reporting half"
+
+
+def _curves(data: dict, half: str) -> dict:
+    _half(half)
+    return data["curves"][half]
+
+
+def plot_risk_coverage(data: dict, half: str = "report", *, ax=None):
+    """The curves of ``risk_coverage_table`` and the model's own point, on one axis."""
+    import matplotlib.pyplot as plt  # only when a figure is drawn: the tables need no matplotlib
+
+    curves, ax = _curves(data, half), ax or plt.subplots(figsize=(6.4, 4))[1]
+    for name in DECISIONS:
+        points = np.array(curves[name]["points"])
+        ax.plot(points[:, 0], points[:, 1], label=f"{name} (area {curves[name]['area']:.3f})")
+    own = curves["pointing-lead's own « aucune »"]
+    ax.scatter([own["coverage"]], [own["accuracy"]], color="black", zorder=3, label="pointing-lead's own « aucune »")
+    ax.set_xlabel("share of the questions answered (coverage)")
+    ax.set_ylabel("share right among the answered")
+    ax.set_title(f"risk–coverage, {_half(half)}")
+    ax.set_ylim(0, 1.02)
+    ax.legend(fontsize=8, loc="lower left")
+    return ax
+
+
+def at_coverage(data: dict, coverage: float) -> dict:
+    """What the shipped decision does on the reporting half at ``coverage``, from stored probabilities: its
+    threshold (read from the deciding half, as ``ask`` reads it), the share answered, right among them, right
+    of all (a « je ne sais pas » is right on a question no page answers)."""
+    coverage = check_number(coverage, "coverage", low=0.0, high=1.0, low_open=True)
+    shipped = Shipped(data["shipped"])
+    cut, rows = shipped.threshold(coverage), data["rows"]
+    shown = [r["p"][shipped.name] >= cut for r in rows]
+    answered = [r for r, s in zip(rows, shown) if s]
+    right = sum(r["right"] if s else not r["answerable"] for r, s in zip(rows, shown))
+    return {"coverage": coverage, "threshold": cut, "answered": len(answered) / len(rows),
+            "right_answered": sum(r["right"] for r in answered) / len(answered) if answered else None,
+            "right": right / len(rows), "questions": len(rows)}
+
+
+def coverage_line(data: dict, coverage: float) -> str:
+    """``at_coverage`` as one line a slider prints."""
+    c = at_coverage(data, coverage)
+    among = "—" if c["right_answered"] is None else f"{c['right_answered']:.3f}"
+    return (f"coverage {c['coverage']:.0%} → threshold P(right) ≥ {c['threshold']:.3f}: answers {c['answered']:.0%} "
+            f"of the {c['questions']} reporting questions, right among them {among}, right of all {c['right']:.3f}")
