@@ -267,6 +267,7 @@ def test_the_threshold_plot_draws_precision_and_recall():
     ax = abstention.plot_thresholds(summary(), "pointing-lead")
     names = [line.get_label() for line in ax.lines]
     assert names == ["precision of « answerable »", "recall of « answerable »"]
+    assert ax.get_xlabel() and ax.get_ylabel() == "share (precision, recall)"  # both axes say what they hold
     assert list(ax.lines[1].get_ydata()) == [0.625, 0.0]
     assert math.isnan(ax.lines[0].get_ydata()[1])  # no precision where nothing passes
 

@@ -108,7 +108,8 @@ def full_day(lessons: dict) -> list[str]:
                 continue
             rows.append(_row(at, minutes, f"`{name}`", part.lower(), f"about {minutes} minutes"))
             at += minutes
-    rows.append(_row(at, SESSION - at, "—", "slack: questions, the model's queue, a late start", ""))
+    # The day's slack runs to the day's end (it once ran to the 3-hour session's: « 17:29–3:00 »).
+    rows.append(_row(at, DAY_END - at, "—", "slack: questions, the model's queue, a late start", ""))
     if left:
         rows.append(f"| after {clock(at)} | {', '.join(left)} | not in the day | |")
     return rows
@@ -236,3 +237,13 @@ def test_the_three_hour_plan_keeps_twenty_minutes_of_slack():
     taught = [r for r in rows if r.startswith("| ") and "`0" in r and "homework" not in r]
     assert len(taught) == 4, rows
     assert any("slack" in r for r in rows) and "`04_x`, `05_x`" in rows[-1], rows
+
+
+def test_every_row_of_both_plans_runs_forward_and_the_day_ends_at_its_end():
+    # The full day's slack was once written « 17:29–3:00 »: its length counted to the 3-hour session's end.
+    lessons = {f"0{i}_x": ("Core, sections 1–3", 25, "Going further, sections 4–5", 20) for i in range(9)}
+    for rows, end in ((three_hours(lessons), SESSION), (full_day(lessons), DAY_END)):
+        spans = [r.split(" | ")[0].lstrip("| ").split("–") for r in rows if re.match(r"\| \d+:\d\d–", r)]
+        minutes = [[int(h) * 60 + int(m) for h, m in (t.split(":") for t in span)] for span in spans]
+        assert all(a < b for a, b in minutes), spans
+        assert minutes[-1][1] == end, spans[-1]

@@ -341,6 +341,7 @@ def plot_thresholds(summary: dict, system: str = "pointing-lead", *, ax=None):
             label="precision of « answerable »")
     ax.plot(ts, [nan if r["recall"] is None else r["recall"] for r in rows], "s--", label="recall of « answerable »")
     ax.set_xlabel("threshold on P(the extracts answer)")
+    ax.set_ylabel("share (precision, recall)")
     ax.set_ylim(0, 1.02)
     ax.set_title(f"the gate, {system}" + ("" if rows else ": not written yet"))
     ax.legend(loc="lower left")

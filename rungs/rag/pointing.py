@@ -1,6 +1,7 @@
 """N3's pointing modes: the passages cut into numbered sentences, the model's choice read, a lead-in anchored.
 
-What it is for: a small model is better at pointing than at writing. ``sentences_for``
+What it is for: an answer copied by code from the sentences sent, so every sentence shown can
+be checked (N3 measures that it is not more often right than a written one). ``sentences_for``
 numbers the sentences sent (at most ``SENTENCES_SENT``, those that match the question
 best); the model answers with numbers (``decode_pointing``), and, in « pointing-lead »,
 a few words first, whose figures must be in a sentence shown with them (``anchor``).
