@@ -77,8 +77,10 @@ THRESHOLDS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 GOAL = {"right": 0.75, "idk_unanswerable": 0.75, "wrong_idk": 0.10, "citation_precision": 0.90, "unsupported_shown": 0}
 
 
-def stored(path=LOG) -> dict:
-    done = {}
+def stored(path=None) -> dict:
+    """The stored answers by (system, question): ``path``, or ``LOG`` as it is when called (a run pointed at
+    another log, a test's scratch file, resumes from that one)."""
+    path, done = LOG if path is None else path, {}
     if path.exists():
         for line in path.read_text(encoding="utf-8").splitlines():
             r = json.loads(line)
@@ -191,6 +193,7 @@ def run(systems, *, half="all", limit=None, collection="handbook") -> None:
                     system, by_q[qid], retriever, by_id, client)
                 log.write(json.dumps(r, ensure_ascii=False) + "\n")
                 log.flush()
+                done[system, qid] = r  # a copy later in this run reads the model system's line just written
                 left = (time.perf_counter() - started) / n * (len(todo) - n)
                 print(f"{system} {qid} {n}/{len(todo)} {r['status']:<11} gate {(r['gate'] or {}).get('p')} "
                       f"{r['cost']['seconds']:.1f} s, ~{left / 60:.0f} min left", flush=True)
@@ -228,6 +231,7 @@ def run_folder(systems, *, limit=None) -> None:
                 r = copied_folder(q, reader_for, done) if system == "copy" else ask_folder(system, q, reader_for, client)
                 log.write(json.dumps(r, ensure_ascii=False) + "\n")
                 log.flush()
+                done[system, q["id"]] = r  # « copy » later in this run reads pointing-lead's line just written
                 print(f"folder {system} {q['id']} {n}/{len(todo)} {r['status']:<11} gate {(r['gate'] or {}).get('p')} "
                       f"{r['cost']['seconds']:.1f} s", flush=True)
 

@@ -39,9 +39,9 @@ def main():
     for backend in ("chat", "logprobs"):
         decide.ask(state, TYPED, backend=backend)  # warm the prompt cache once
         start = time.perf_counter()
-        out = decide.ask(state, TYPED, backend=backend)
-        print(f"  {backend:<9} calls {out['calls']}  tokens in {out['input_tokens']:>4} out {out['output_tokens']:>4}  "
-              f"{time.perf_counter() - start:5.1f} s  repaired {out['repaired']}")
+        out = decide.ask(state, TYPED, backend=backend)  # a Decision: its cost counts every call
+        print(f"  {backend:<9} calls {out.cost.calls}  tokens in {out.cost.prompt_tokens:>4} "
+              f"out {out.cost.output_tokens:>4}  {time.perf_counter() - start:5.1f} s  repaired {out.repaired}")
     retriever = hybrid.answer_retriever(pages)
     q = state["question"]
     top10 = [{"id": r.id, "title": r.title, "text": page_text(by_id[r.id])} for r in retriever.search(q, limit=10)]

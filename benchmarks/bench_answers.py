@@ -73,6 +73,11 @@ CONFIGS = {
     "rewritten": {"retriever": "answer", "passages": 4, "no_answer_rule": True, "prompt": "rewritten"},
 }
 PROMPTS = {"given": rag.PROMPT, "rewritten": rag.PROMPT_REWRITTEN}
+#: The rung these configurations were run with (results/answers.jsonl): the free answer and the ids it cites,
+#: before the claim checks, over extracts named as the handbook's — ``bench_modes``' « free », which reads these
+#: rows as its own. An unavailable or refused answer is stored as the error that says why
+#: (``Answer.raise_for_status``), no answer shown.
+RUNG = {"mode": "free", "check_figures": False, "collection": rag.HANDBOOK}
 LOG = HERE / "results" / "answers.jsonl"
 SUMMARY = HERE / "results" / "answers.json"
 READING = HERE / "results" / "careful_reading.jsonl"
@@ -121,11 +126,11 @@ def main(argv=None) -> int:
                 hits = retrievers[c["retriever"]].search(q["question"], limit=c["passages"])
                 record = {"config": name, "id": q["id"], "sent": [h.id for h in hits]}
                 try:
-                    out = rag.answer_with_details(q["question"], [by_id[h.id] for h in hits], client,
-                                                  max_passages=c["passages"], no_answer_rule=c["no_answer_rule"],
-                                                  prompt=PROMPTS[c["prompt"]])
-                    record.update(answer=out["answer"], sources=out["sources"], calls=out["calls"],
-                                  seconds=round(out["seconds"], 2), error=None)
+                    out = rag.answer(q["question"], [by_id[h.id] for h in hits], client, **RUNG,
+                                     max_passages=c["passages"], no_answer_rule=c["no_answer_rule"],
+                                     prompt=PROMPTS[c["prompt"]]).raise_for_status()
+                    record.update(answer=out.text, sources=list(out.cited), calls=out.cost.calls,
+                                  seconds=round(out.cost.seconds, 2), error=None)
                 except RungsError as err:  # refused by the rung: the learner sees a named error, not an answer
                     record.update(answer=None, sources=[], calls=None, seconds=None,
                                   error=f"{type(err).__name__}: {str(err)[:200]}")

@@ -37,8 +37,10 @@ def halves(questions):
     return [q["id"] for q in decide], [q["id"] for q in report]
 
 
-def stored(path=LOG) -> dict:
-    done = {}
+def stored(path=None) -> dict:
+    """The stored answers by (configuration, question): ``path``, or ``LOG`` as it is when called (a run pointed at
+    another log, a test's scratch file, resumes from that one)."""
+    path, done = LOG if path is None else path, {}
     if path.exists():
         for line in path.read_text(encoding="utf-8").splitlines():
             r = json.loads(line)
@@ -65,22 +67,28 @@ def run(names, questions, pages, client, *, half="all", limit=None) -> None:
                 hits = retriever.search(q["question"], limit=4)
                 record = {"config": name, "id": qid, "sent": [h.id for h in hits],
                           "half": "decide" if qid in decide else "report"}
-                try:
-                    out = rag.answer_with_details(q["question"], [by_id[h.id] for h in hits], client, **MODES[name])
-                    record.update(answer=out["answer"], sources=out["sources"], quotes=out["quotes"], error=None)
-                except RungsError as err:  # refused: the learner sees a named error, never the answer
-                    out = getattr(err, "details", None) or {}
-                    record.update(answer=None, sources=[], quotes=[], error=f"{type(err).__name__}: {str(err)[:300]}")
-                details = out if out else {}
-                record.update({k: details.get(k) for k in ("replies", "refused", "repairs", "calls", "input_tokens",
-                                                           "output_tokens")})
-                record["seconds"] = round(details["seconds"], 2) if details.get("seconds") is not None else None
+                record.update(stored_answer(rag.answer(q["question"], [by_id[h.id] for h in hits], client,
+                                                       collection=rag.HANDBOOK, **MODES[name])))
                 log.write(json.dumps(record, ensure_ascii=False) + "\n")
                 log.flush()
                 done[name, qid] = record
                 fresh += 1
                 print(f"{name}: {i}/{len(order)} {qid} {record['seconds']} s "
                       f"({time.perf_counter() - started:.0f} s for {fresh})", flush=True)
+
+
+def stored_answer(out) -> dict:
+    """One ``Answer`` as a line of the log keeps it: what was shown (None when unavailable or refused, with the
+    error that says why), every raw reply, what was refused on the way, and what it cost."""
+    try:
+        out.raise_for_status()
+        record = {"answer": out.text, "sources": list(out.cited),
+                  "quotes": [{"source": q.source, "text": q.text} for q in out.quotes], "error": None}
+    except RungsError as err:  # refused: the learner sees a named error, never the answer
+        record = {"answer": None, "sources": [], "quotes": [], "error": f"{type(err).__name__}: {str(err)[:300]}"}
+    return {**record, "replies": list(out.trace.get("replies", [])), "refused": list(out.trace.get("refused", [])),
+            "repairs": out.trace.get("repairs", 0), "calls": out.cost.calls, "input_tokens": out.cost.prompt_tokens,
+            "output_tokens": out.cost.output_tokens, "seconds": round(out.cost.seconds, 2)}
 
 
 SUMMARY = HERE / "results" / "answers_modes.json"

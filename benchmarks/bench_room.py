@@ -31,6 +31,7 @@ sys.path.insert(0, str(REPO))
 from rungs import rag# noqa: E402
 
 from rungs import model as llm
+from rungs.core.errors import RungsError
 from rungs.lab.handbook import load_pages, load_questions# noqa: E402
 from rungs.core.documents import page_text
 from rungs.model import processes
@@ -67,10 +68,10 @@ def play(base_url: str, clients: int, per_client: int, work: list) -> dict:
         for j in range(per_client):
             question, passages = work[(i * per_client + j) % len(work)]
             start = time.perf_counter()
-            try:
-                rag.answer(question, passages, client)
+            try:  # an answer unavailable or refused is counted, named below; the server did the work anyway
+                rag.answer(question, passages, client).raise_for_status()
                 outcome = None
-            except Exception as err:  # counted, named below; the server did the work anyway
+            except RungsError as err:
                 outcome = type(err).__name__
             with lock:
                 waits.append(time.perf_counter() - start)

@@ -7,7 +7,7 @@ Run:  flock /tmp/rungs-cpu.lock .venv/bin/python benchmarks/bench_speed.py promp
       .venv/bin/python benchmarks/bench_speed.py --tables        # the markdown of benchmarks/README.md
 
 The prompts are frozen in ``results/speed.json`` the first time (eight N3 prompts as
-``rag.answer_with_details`` sends them in its default mode, pointing with a lead-in, their
+``rag.answer`` sends them in its default mode, pointing with a lead-in, their
 questions and passages those of ``results/answers_modes.jsonl``; ten decision prompts as
 ``decide.logprob_prompt`` writes them for the reranker's judge), so a later change to the
 prompts' wording never changes what a comparison measured. Each configuration (``CONFIGS``) is
@@ -94,11 +94,8 @@ def build_prompts() -> dict:
             sent.setdefault(row["id"], row["sent"])
     n3 = []
     for qid in N3_QUESTIONS:
-        capture = ScriptedClient([])  # no reply: the first call is recorded, then refused (ScriptExhausted)
-        try:
-            rag.answer_with_details(questions[qid]["question"], [pages[i] for i in sent[qid]], capture)
-        except Exception:  # noqa: BLE001 - only the recorded request matters here
-            pass
+        capture = ScriptedClient([])  # no reply: the first call is recorded, then the answer is unavailable
+        rag.answer(questions[qid]["question"], [pages[i] for i in sent[qid]], capture, collection=rag.HANDBOOK)
         call = capture.calls[0]
         n3.append({"id": qid, "passages": sent[qid], "messages": call["messages"], "json_schema": call["json_schema"],
                    "max_tokens": call["max_tokens"]})
