@@ -47,7 +47,7 @@ from rungs import lab  # noqa: E402
 from rungs.core import display  # noqa: E402
 from rungs.core.errors import RungsError  # noqa: E402
 from rungs.core.retrieval import Hit  # noqa: E402
-from rungs.lab import cacm, compare, handbook, judges, metrics, questions, selective, sending, tuning  # noqa: E402
+from rungs.lab import cacm, capstone, compare, handbook, judges, metrics, questions, selective, sending, tuning  # noqa: E402
 from rungs.model import ScriptedClient  # noqa: E402
 from rungs.yours import readers  # noqa: E402
 from test_properties import EDGES, JUNK, QUESTION, RANKING, RELEVANT, SCALE, TEXT, WORDY, maybe, outcome  # noqa: E402
@@ -187,6 +187,23 @@ RIGHTS = maybe(st.lists(st.sampled_from([0, 1, True, False]), min_size=3, max_si
 SIGNAL_NAMES = maybe(st.just(["gate", "overlap"]), st.one_of(st.just(["gate"]), JUNK))
 
 
+class Fixed:
+    """A retriever double for the capstone's doors: the same hits (or junk) for any question, at any level."""
+
+    def __init__(self, hits):
+        self.hits = hits
+
+    def search(self, text, limit=10, level="document"):
+        return self.hits
+
+
+RETRIEVER = maybe(st.one_of(RANKING, HITS).map(Fixed), JUNK)
+PAGED = maybe(st.lists(st.tuples(QUESTION, maybe(st.dictionaries(st.sampled_from(["a.md", "a"]), st.integers(1, 9),
+                                                                 max_size=2), JUNK)).map(
+    lambda t: {**t[0], "pages": t[1]}), max_size=3, unique_by=lambda q: q["id"]), JUNK)
+IDS = maybe(st.lists(st.sampled_from(["a", "b", "c", "q1", "q9"]), max_size=3), JUNK)
+
+
 def yes(p_yes: float) -> dict:
     import math
 
@@ -297,6 +314,25 @@ DOORS = {
                                 ("param_grid", "questions", "default", "folds", "development", "relevant", "once")),
     "tuning.decide": lambda d: (lambda r=d.draw(JUNK), m=d.draw(maybe(st.just("MRR"), JUNK)):
                                 tuning.decide(r, metric=m, default={}), ("result", "metric", "default")),
+    # ---- rungs.lab.capstone: notebook 09's steps, on any folder and any question file
+    "capstone.split_questions": lambda d: (lambda q=d.draw(_q()), h=d.draw(IDS), s=d.draw(maybe(st.integers(), EDGES)):
+                                           capstone.split_questions(q, h, seed=s),
+                                           ("questions", "held", "seed", "relevant", "kind", "once")),
+    "capstone.worked_example": lambda d: (lambda r=d.draw(RETRIEVER), q=d.draw(_q()),
+                                          n=d.draw(maybe(st.integers(1, 10), EDGES)):
+                                          capstone.worked_example(r, q, limit=n),
+                                          ("retriever", "questions", "limit", "ranking", "relevant", "once")),
+    "capstone.find_question": lambda d: (lambda q=d.draw(_q()), a=d.draw(maybe(st.sampled_from(["q1", "q9"]), JUNK)),
+                                         s=d.draw(IDS): capstone.find_question(q, a, aside=s),
+                                         ("questions", "asked", "aside", "relevant", "once")),
+    "capstone.page_scores": lambda d: (lambda r=d.draw(maybe(st.dictionaries(st.sampled_from(["BM25", 3]), RETRIEVER,
+                                                                             max_size=2), JUNK)),
+                                       q=d.draw(PAGED), n=d.draw(maybe(st.integers(1, 10), EDGES)):
+                                       capstone.page_scores(r, q, limit=n),
+                                       ("retrievers", "questions", "limit", "pages", "relevant", "hits", "once")),
+    "capstone.known_items": lambda d: (lambda docs=d.draw(DOCUMENTS), r=d.draw(maybe(st.dictionaries(
+        st.sampled_from(["BM25", "vectors"]), RUN, max_size=2), JUNK)), f=d.draw(_q()): capstone.known_items(docs, r, f),
+        ("documents", "runs", "questions", "run", "ranking", "relevant", "headings", "metric", "once")),
     # ---- rungs.lab.questions, rungs.lab.judges
     "questions.known_item_questions": lambda d: (lambda docs=d.draw(DOCUMENTS), n=d.draw(maybe(st.integers(1, 3), EDGES)),
                                                  w=d.draw(maybe(st.integers(1, 3), EDGES)):

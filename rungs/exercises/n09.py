@@ -91,26 +91,20 @@ answer = sum(q["kind"] == "paraphrase" for q in development)""",
 
 def _missed() -> tuple[dict, list]:
     """The question the notebook shows: the first of the development half whose file BM25 ranks below first
-    (in its top 10; the final half is not looked at before it is scored). The notebook's cell chooses it with
-    the same expression; ``None`` when BM25 finds every file first or not at all.
+    (in its top 10; the final half is not looked at before it is scored), chosen by the notebook's own
+    function, ``capstone.worked_example``: on a folder where BM25 ranks every file first or misses it, the
+    first it ranks first, else the first it misses.
     """
-    from ..lab import metrics
+    from ..lab import capstone
 
-    bm25 = _context()[0].retriever("bm25")
-    for q in _halves()[0]:
-        hits = bm25.search(q["question"], limit=10)
-        if 0 < metrics.reciprocal_rank(hits, q["relevant"]) < 1:
-            return q, hits
-    return None, []
+    example = capstone.worked_example(_context()[0].retriever("bm25"), _halves()[0], limit=10)
+    return example["question"], example["hits"]
 
 
 def _reciprocal_rank() -> float:
-    from . import ExerciseBroken
     from ..lab import metrics
 
     q, hits = _missed()
-    if q is None:
-        raise ExerciseBroken("BM25 ranks every development file first or not at all: no question to work by hand")
     return metrics.reciprocal_rank(hits, q["relevant"])
 
 
@@ -118,7 +112,7 @@ def _judge_rr(answer):
     answer, truth = as_number(answer, "a number between 0 and 1"), _reciprocal_rank()
     if abs(answer - truth) < 5e-4:
         return True, "one over the rank of the first judged file: the question's share of the MRR"
-    if abs(answer - 1 / truth) < 1e-9:
+    if truth and abs(answer - 1 / truth) < 1e-9:
         return False, "that is the rank itself: the reciprocal rank is one over it"
     return False, "find the first file of the ranking that the question judges (✓), and take one over its rank"
 
@@ -131,7 +125,7 @@ RECIPROCAL_RANK = Exercise(
     solution_code="""
 answer = metrics.reciprocal_rank(missed_hits, missed["relevant"])""",
     solution_value=_reciprocal_rank,
-    wrong_answers=[lambda: 1 / _reciprocal_rank(), 1.0, 0.0],
+    wrong_answers=[lambda: 1 / r if (r := _reciprocal_rank()) else 0.5, 1.0, 0.0],
 )
 
 

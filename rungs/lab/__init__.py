@@ -12,4 +12,6 @@
 - ``compare``   two systems side by side, question by question, with the paired test
 - ``abstention`` the stored abstention runs read for notebook 03 (baselines, losses, the gate's table and plots);
                 ``abstention_summary`` finds and checks their summary file
+- ``capstone``  notebook 09's steps on a folder and questions of one's own: a refusal that says what to change,
+                or the result that is defined (no question names a page: page recall is not defined)
 """

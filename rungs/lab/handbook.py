@@ -125,8 +125,9 @@ def load_questions(path: str | Path | None = None) -> list[dict]:
     information too); ``relevant`` keeps the pages graded 1 or 2, which is what
     the metrics use. ``answer`` (a short reference answer in French, ``None``
     when no page answers), ``key_facts`` (what an answer must say to be right),
-    ``evidence`` (page id and the sentence that supports the answer) and
-    ``english`` (a gloss of the question) are there when the file has them.
+    ``evidence`` (page id and the sentence that supports the answer),
+    ``english`` (a gloss of the question) and ``pages`` (a file's path → the
+    PDF page that answers) are there when the file has them.
     """
     if path is not None and not isinstance(path, (str, os.PathLike)):
         raise BadArgument(f"path must be a file's path, not {type(path).__name__} {short_repr(path)}")
@@ -165,6 +166,8 @@ def load_questions(path: str | Path | None = None) -> list[dict]:
                           "judged": dict(judged), "relevant": {d: g for d, g in judged.items() if g > 0},
                           "answer": q.get("answer"), "key_facts": list(q.get("key_facts") or []),
                           "evidence": list(q.get("evidence") or []), "english": q.get("english"),
+                          # The PDF page each file answers on (notebook 09, section 6), when the question names it.
+                          **({"pages": dict(q["pages"])} if q.get("pages") else {}),
                           # When a question joined the collection: tuning.halves splits later ones apart.
                           **({"added": q["added"]} if q.get("added") else {})})
     return questions
