@@ -108,7 +108,8 @@ def copied(system, q, by_id, done) -> dict:
     """« copy » from the passages the model system it stands beside was sent (stored), with that system's stored
     gate: the same question over the same numbered sentences. No model."""
     base = done[COPIES[system], q["id"]]
-    out = rag.answer(q["question"], [by_id[i] for i in base["sent"]], None, mode="copy", collection=rag.HANDBOOK)
+    out = rag.answer(q["question"], [by_id[i] for i in base["sent"]], None, mode="copy", decision=None,
+                     collection=rag.HANDBOOK)  # the floor alone: its gate is pointing-lead's stored P(yes)
     return {**_record(system, q, out), "gate": base["gate"], "hits": base["hits"]}
 
 

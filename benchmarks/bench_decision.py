@@ -18,8 +18,8 @@ deciding half, the threshold the deciding half's own probabilities give at the c
 against pointing-lead and the floor, Holm over them. The folder is scored with the handbook's fit: nothing is
 chosen on it.
 
-    .venv/bin/python benchmarks/bench_decision.py     # writes results/decision.json and the fit the package
-                                                      # ships, rungs/rag/decision.json (no model, seconds)
+    .venv/bin/python benchmarks/bench_decision.py     # writes results/decision.json, the fit the package
+                                                      # ships (rungs/rag/decision.json) and risk_coverage.png
 
 Cost: reading the stored runs; a few hundred logistic fits of a few hundred rows.
 """
@@ -142,6 +142,8 @@ def summary() -> dict:
         out["report"][label] = {"decision": name, "coverage": c, "threshold": cut, "right": float(np.mean(list(marks.values()))),
                                 "answered": answered, **tests}
     out["report"]["pointing-lead"] = {"right": float(np.mean(list(model.values())))}
+    out["deciding"] = {"pointing-lead": float(np.mean([r["model_right"] for r in decide_rows])),
+                       "copy": float(np.mean([r["right"] for r in decide_rows]))}
     out["report"]["copy"] = {"right": float(np.mean(list(floor.values())))}
     out["folder"] = folder(fits)
     out["curves"] = {"decide": curves(decide_rows, {n: probabilities(decide_rows, n, cross=True)[0] for n in SIGNALS}),
@@ -205,9 +207,25 @@ def folder(fits) -> dict:
     return out
 
 
+def figure(result: dict, path: Path = HERE / "risk_coverage.png") -> None:
+    """The risk–coverage curves of both halves, side by side (benchmarks/README.md shows it)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from rungs.lab import abstention_decision
+
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.2), sharey=True)
+    for ax, half in zip(axes, ("decide", "report")):
+        abstention_decision.plot_risk_coverage(result, half, ax=ax)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90, metadata={"Software": None})
+    plt.close(fig)
+
+
 if __name__ == "__main__":
     result = summary()
     OUT.write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     decision.SHIPPED.write_text(json.dumps(result["shipped"], indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    figure(result)
     print(json.dumps({k: result[k] for k in ("auc", "report", "folder")}, indent=1, ensure_ascii=False)[:6000])
     print(json.dumps({k: result["choice"][k] for k in ("best", "kept_default", "sweep_best", "cv")}, indent=1))

@@ -69,7 +69,7 @@ def play(base_url: str, clients: int, per_client: int, work: list) -> dict:
             question, passages = work[(i * per_client + j) % len(work)]
             start = time.perf_counter()
             try:  # an answer unavailable or refused is counted, named below; the server did the work anyway
-                rag.answer(question, passages, client).raise_for_status()
+                rag.answer(question, passages, client, mode=rag.MODEL_MODE).raise_for_status()  # as measured
                 outcome = None
             except RungsError as err:
                 outcome = type(err).__name__
@@ -113,7 +113,8 @@ def main():
             sys.exit("the room server did not start")
         threads = a.threads or os.cpu_count()
         print(f"room server {base_url}, {threads} thread(s); {len(work)} questions, 4 passages each")
-        rag.answer(*work[-1], llm.Client(base_url=base_url, model=llm.LOCAL_MODEL_NAME, timeout=600))  # warm-up
+        rag.answer(*work[-1], llm.Client(base_url=base_url, model=llm.LOCAL_MODEL_NAME, timeout=600),
+                   mode=rag.MODEL_MODE)  # warm-up
         rows = []
         print(f"{'clients':>7} {'answers':>7} {'per min':>8} {'median wait s':>14} {'max wait s':>11}  refused")
         for n in a.clients:

@@ -55,6 +55,7 @@ EXERCISED = {
 #: Ask no model; their own test reads their committed results and runs what they compute.
 COVERED = {
     "bench_decision": "tests/test_bench_decision.py",
+    "bench_loss": "tests/test_bench_loss.py",
     "bench_folder": "tests/test_bench_folder.py",
     "bench_peers": "tests/test_bench_peers.py",
 }
@@ -80,8 +81,10 @@ NOT_REACHABLE = {
     "bench_logprobs": "loads the model in llama_cpp in-process and times its logprobs path against rungs.model."
                       "patches: a double would time nothing (tests/test_llama_patches.py holds the numbers)",
 }
-#: What names a model, ``rag``, a decision or research: a benchmark in ``NO_MODEL`` says none of it.
-ASKS = re.compile(r"\b(?:rag|decide|research|judges|rerank|llm)\.\w+|\bclient\b|default_client|\.chat\(")
+#: What asks a model — N3's answer, a decision, research, a judge, a reranker, a client: a benchmark in
+#: ``NO_MODEL`` says none of it (``rag``'s model-free parts, its sentences and its shipped decision, are not asks).
+ASKS = re.compile(r"\b(?:rag\.(?:answer|Rag)\b|(?:decide|research|judges|rerank|llm)\.\w+)|\bclient\b|default_client"
+                  r"|\.chat\(")
 
 
 def bench(name: str):

@@ -1,7 +1,11 @@
-"""The stored decision runs read without a model: readers × decisions, risk–coverage, and the coverage knob.
+"""The stored decision runs read without a model: where an answer is lost, readers × decisions, risk–coverage,
+and the coverage knob.
 
 What it is for: notebook 03 (« Deciding apart from reading ») and benchmarks/README.md
-read what ``benchmarks/bench_decision.py`` measured (``benchmarks/results/decision.json``):
+read where an answer is lost, stage by stage (``benchmarks/bench_loss.py``,
+``results/loss.json``: what the passages and the sentences shown hold, what the
+copy and the model made of them), and what ``benchmarks/bench_decision.py``
+measured (``benchmarks/results/decision.json``):
 which decision the protocol chose on the deciding half, how each decision reads
 on the reporting half and the folder (paired tests against pointing-lead and
 the copy, Holm), each decision's **risk–coverage** curve (accuracy among the
@@ -26,22 +30,38 @@ from .abstention_summary import NoSummary
 
 #: The decisions bench_decision.py measures, in the order they are shown.
 DECISIONS = ("gate", "signals (no model)", "gate + signals")
-PARTS = ("choice", "auc", "report", "folder", "curves", "rows", "shipped")
+PARTS = ("choice", "auc", "report", "deciding", "folder", "curves", "rows", "shipped")
 
 
-def load(path=None) -> dict:
+def load(path=None, *, name: str = "decision.json", parts=PARTS, bench: str = "bench_decision.py") -> dict:
     """``benchmarks/results/decision.json`` (or ``path``), its parts present: a ``NoSummary`` names what is not."""
     if path is None:
-        path = paths.in_checkout("benchmarks", "results", "decision.json", what="the decision runs' summary")
+        path = paths.in_checkout("benchmarks", "results", name, what="a stored study of the answer half")
     try:
         data = json.loads(open(path, encoding="utf-8").read())
     except (OSError, UnicodeDecodeError, ValueError, TypeError) as err:
-        raise NoSummary(f"the decision summary cannot be read ({type(err).__name__}): run "
-                        "benchmarks/bench_decision.py (no model, seconds)") from None
-    missing = [p for p in PARTS if not isinstance(data, dict) or p not in data]
+        raise NoSummary(f"the study {name} cannot be read ({type(err).__name__}): run benchmarks/{bench} "
+                        "(no model)") from None
+    missing = [p for p in parts if not isinstance(data, dict) or p not in data]
     if missing:
-        raise NoSummary(f"the decision summary has no {', '.join(missing)}: run benchmarks/bench_decision.py")
+        raise NoSummary(f"the study {name} has no {', '.join(missing)}: run benchmarks/{bench}")
     return data
+
+
+def load_loss(path=None) -> dict:
+    """``benchmarks/results/loss.json`` (or ``path``): where an answer is lost, half by half."""
+    return load(path, name="loss.json", parts=("decide", "report"), bench="bench_loss.py")
+
+
+def loss_table(loss: dict) -> Table:
+    """Stage by stage, both halves: the share of the answerable questions still held (or answered right)."""
+    labels = list(loss["report"]["stages"])
+    head = f"{'of the answerable questions, the share that':<56} {'deciding':>9} {'reporting':>10}"
+    out = [head, f"{'(answerable questions)':<56} {loss['decide']['answerable']:>9} {loss['report']['answerable']:>10}"]
+    for label in labels:
+        cells = [loss[h]["stages"].get(label, {}).get("share") for h in ("decide", "report")]
+        out.append(f"{label:<56} {_or(cells[0], 9)} {_or(cells[1], 10)}")
+    return Table("\n".join(out))
 
 
 def choice_lines(data: dict) -> list[str]:
@@ -54,22 +74,26 @@ def choice_lines(data: dict) -> list[str]:
 
 
 def readers_table(data: dict) -> Table:
-    """The reporting half and the folder: each reader × decision, share right, answered, AUC, paired tests."""
-    rows = [("pointing-lead (its own « aucune »)", data["report"]["pointing-lead"]["right"], None, None, "", ""),
-            ("copy, no decision (the floor)", data["report"]["copy"]["right"], 1.0, None, "", "")]
+    """Each reader × decision: share right on the deciding half (cross-fitted) and the reporting half (once),
+    the share answered and the AUC there, paired tests against pointing-lead and the copy; then the folder."""
+    sweep = {(r["decision"], r["coverage"]): r["right"] for r in data["choice"]["sweep"]}
+    rows = [("pointing-lead (its own « aucune »)", data["deciding"]["pointing-lead"],
+             data["report"]["pointing-lead"]["right"], None, None, "", ""),
+            ("copy, no decision (the floor)", data["deciding"]["copy"], data["report"]["copy"]["right"], 1.0, None,
+             "", "")]
     for label, r in data["report"].items():
-        if "decision" not in r:
-            continue
-        auc = data["auc"][r["decision"]]["report"]
-        rows.append((f"copy + {label}", r["right"], r["answered"], auc, _test(r["vs pointing-lead"]),
-                     _test(r["vs copy"])))
+        if "decision" in r:
+            rows.append((f"copy + {label}", sweep.get((r["decision"], r["coverage"])), r["right"], r["answered"],
+                         data["auc"][r["decision"]]["report"], _test(r["vs pointing-lead"]), _test(r["vs copy"])))
     head = f"reporting half, {len(data['rows'])} questions"
-    out = [f"{head:<36} {'right':>6} {'answered':>9} {'AUC':>6}  "
-           f"{'vs pointing-lead':<24} vs the copy"]
-    for name, right, answered, auc, vs_model, vs_copy in rows:
-        out.append(f"{name:<36} {right:>6.3f} {_or(answered, 9)} {_or(auc, 6)}  {vs_model:<24} {vs_copy}")
+    out = [f"{'share right':<36} {'deciding':>8} {'reporting':>9} {'answered':>9} {'AUC':>6}  "
+           f"{'vs pointing-lead':<24} vs the copy", f"{'':<36} {'(cv)':>8} {'':>9} {'(the reporting half)':>26}"]
+    for name, decide, report, answered, auc, vs_model, vs_copy in rows:
+        out.append(f"{name:<36} {_or(decide, 8)} {report:>9.3f} {_or(answered, 9)} {_or(auc, 6)}  {vs_model:<24} "
+                   f"{vs_copy}".rstrip())
     folder = data["folder"]
-    out.append(f"\nbenchmarks/folder, {folder['questions']} questions, the handbook's fit at coverage 0.8:")
+    out.append(f"\n({head}; paired tests on it, Holm over the two.) benchmarks/folder, {folder['questions']} "
+               "questions, the handbook's fit at coverage 0.8:")
     out.append(f"  pointing-lead {folder['pointing-lead']:.3f} · copy {folder['copy']:.3f} · " + " · ".join(
         f"{d} {folder[d]['right at 0.8']:.3f} (AUC {folder[d]['auc']:.3f})" for d in DECISIONS))
     return Table("\n".join(out))
