@@ -213,3 +213,15 @@ def test_two_recorders_on_one_file_lose_no_call(tmp_path):
     assert replayed.chat(OTHER, max_tokens=40).text == "Deux."
     assert replayed.chat(ASK, max_tokens=40).text == "2,5 jours par mois."
     assert replayed.chat(ASK, max_tokens=1, logprobs=10).logprobs == LOGPROBS
+
+
+def test_not_recorded_quotes_a_prompt_safely(tmp_path):
+    # Finding (issue 43): NotRecorded's message carried the prompt's raw escapes and right-to-left marks.
+    path = tmp_path / "03_answers_with_sources.jsonl"
+    a_run(recorded(path))
+    hostile = [{"role": "user", "content": "Voici\x1b[2J un \u202eextrait\u2066 piégé\x07 ?"}]
+    with pytest.raises(llm.NotRecorded) as err:
+        llm.ReplayClient(path).chat(hostile, max_tokens=5)
+    said = str(err.value)
+    assert not any(c in said for c in "\x1b\x07\u202e\u2066"), said
+    assert "Voici\\x1b[2J un \\u202eextrait\\u2066 piégé\\x07 ?" in said

@@ -56,6 +56,15 @@ class Slider:
                               f"[{self.low:g}, {self.high:g}]")
         if not 0 < self.step <= self.high - self.low:
             raise BadArgument(f"a slider's step is above 0 and at most its range, not {self.step:g}")
+        if _whole(self.start, self.low, self.high, self.step) and (self.start - self.low) % self.step:
+            raise BadArgument(f"a whole-number slider starts on one of its steps ({self._steps()}), "
+                              f"not {self.start}")
+
+    def _steps(self) -> str:
+        """The values a whole-number slider stands on, as a message names them: « 0, 3, 6, … 99 »."""
+        count = (self.high - self.low) // self.step + 1
+        first = [self.low + n * self.step for n in range(min(count, 4))]
+        return ", ".join(map(str, first)) + (f", … {self.low + (count - 1) * self.step}" if count > 4 else "")
 
     def check(self, value, name: str):
         """A value this knob may take (a whole number for a whole-number slider), else ``BadArgument``."""
@@ -64,6 +73,9 @@ class Slider:
             return value
         if value != int(value):  # 2.5 for RRF's k would be cut to 2 without a word
             raise BadArgument(f"{name} moves in whole steps: give a whole number, not {value:g}")
+        if (int(value) - self.low) % self.step:  # the drawn slider cannot stand there: the text would show what no drag does
+            raise BadArgument(f"{name} moves in steps of {self.step} from {self.low}: give one of "
+                              f"{self._steps()}, not {int(value)}")
         return int(value)
 
     def widget(self, name: str):
@@ -179,6 +191,9 @@ class Panel:
             shown = str(self.text())
         except RungsError as err:  # a setting the function refuses is said in the table's place, not raised
             shown = f"{type(err).__name__}: {err}"
+        except Exception as err:  # raised in an observer, the slider would move and the old table stay under it
+            shown = (f"your function raised {type(err).__name__} at {describe(self.values)}: {err}\n"
+                     f"(call panel.text({', '.join(f'{k}={v!r}' for k, v in self.values.items())}) to see its traceback)")
         return f"<pre style='font-size: 12px; line-height: 1.3'>{html.escape(shown)}</pre>"
 
     def _repr_mimebundle_(self, include=None, exclude=None):

@@ -53,6 +53,9 @@ def prepare(quiet: bool = False) -> Path:
             and target.stat().st_size == MODEL_BYTES:
         return target
     if paths.setting_text("RUNGS_LOCAL_MODEL"):
+        if target.is_dir():  # a folder opened as the model would fail later, in the server, with less to say
+            raise ModelFileError(f"RUNGS_LOCAL_MODEL names a folder, not a model file: {target}: point it at "
+                                 "the .gguf file inside (ls it), or unset it to use the bundled model")
         if not target.exists():
             raise ModelFileError(f"RUNGS_LOCAL_MODEL names a file that does not exist: {target}: "
                                  "point it at a .gguf file, or unset it to use the bundled model")

@@ -31,6 +31,7 @@ import secrets
 from pathlib import Path
 
 from ..core import paths
+from ..core.display import safe_text
 from ..core.errors import BadArgument
 from .contract import BadResponse, ChatModel, ChatResult, ModelError, ModelRefused, Usage, refuse_empty, usage_of
 
@@ -89,7 +90,8 @@ def describe(kind: str, messages) -> str:
     if not messages:
         return kind  # the model list: no prompt
     text = "\n".join(str(m.get("content", "")) for m in messages if isinstance(m, dict))
-    start = " ".join(text.split())[:60]
+    # Quoted as a terminal may show it: a prompt's escapes or bidi marks must not act on the learner's screen.
+    start = safe_text(" ".join(text.split())[:60])
     return f"{kind}, {len(text):,}-char prompt beginning « {start}… »"
 
 
@@ -170,7 +172,7 @@ class ReplayClient(ChatModel):
         self.replies: dict[str, list[dict]] = {}
         self.used: dict[str, int] = {}
         if not self.path.is_file():
-            raise NotRecorded(f"there is no replay file {self.path}: record one (RUNGS_REPLAY=record, with the model), "
+            raise NotRecorded(f"there is no replay file {safe_text(str(self.path))}: record one (RUNGS_REPLAY=record, with the model), "
                               "or unset RUNGS_REPLAY to ask the model")
         for n, line in enumerate(_text_of(self.path).splitlines(), start=1):
             record = _record(line, f"line {n} of the replay file {self.path.name}")
@@ -185,7 +187,7 @@ class ReplayClient(ChatModel):
     def _take(self, key: str, kind: str, messages) -> dict:
         recorded = self.replies.get(key)
         if not recorded:
-            raise NotRecorded(f"the replay file {self.path.name} holds no reply for this call "
+            raise NotRecorded(f"the replay file {safe_text(self.path.name)} holds no reply for this call "
                               f"({describe(kind, messages)}): run with the local model, or re-record")
         n = self.used.get(key, 0)
         self.used[key] = n + 1

@@ -45,6 +45,7 @@ import shutil
 from pathlib import Path
 
 from ..core import paths
+from ..core.display import safe_text
 from ..core.errors import RungsError
 
 def notebooks() -> Path:
@@ -191,7 +192,8 @@ def _read_manifest(workspace: Path) -> dict:
 
 
 def _write_manifest(workspace: Path, manifest: dict) -> None:
-    data = (json.dumps(manifest, indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
+    # A file name whose bytes are not UTF-8 holds surrogates: written as JSON's « \udce9 », read back the same.
+    data = (json.dumps(manifest, indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8", "backslashreplace")
     path = workspace / MANIFEST
     if not path.exists() or path.read_bytes() != data:  # compared as bytes: a damaged one may not be text
         path.write_bytes(data)
@@ -333,14 +335,16 @@ def main(argv: list[str] | None = None) -> int:
     try:
         report = reset(workspace, args.reset, args.source) if args.reset else sync(workspace, args.source)
     except (WorkshopError, OSError) as err:
-        print(f"workshop: {err}")
+        print(f"workshop: {safe_text(str(err))}")
         return 1
-    width = max(len(rel) for rel, _ in report)
-    for rel, what in report:
+    # Names as a terminal may print them (bytes not UTF-8, escapes in a name), aligned as printed.
+    shown = [(safe_text(rel), safe_text(what)) for rel, what in report]
+    width = max(len(rel) for rel, _ in shown)
+    for rel, what in shown:
         print(f"{rel:<{width}}  {what}")
     if not args.reset:
-        print(f"(the handbook is read from the rungs package, not copied: open {workspace}/ in JupyterLab "
-              "with the collection's environment)")
+        print(safe_text(f"(the handbook is read from the rungs package, not copied: open {workspace}/ in JupyterLab "
+                        "with the collection's environment)"))
     return 0
 
 
