@@ -230,3 +230,29 @@ def test_the_completion_line_names_the_replay_files_only_when_they_are_used(monk
     c = doctor.Check("completion")
     doctor.check_completion(c)
     assert c.ok and ("replay files" in c.detail) == said, c.detail
+
+
+def test_a_local_model_that_is_a_pipe_or_unreadable_is_a_cross_with_its_fix(tmp_path, monkeypatch):
+    # Probes of the same finding: a FIFO would be « does not exist » (and hang a server), an unreadable file
+    # « the check itself failed: PermissionError ».
+    import os
+
+    fifo = tmp_path / "model.gguf"
+    os.mkfifo(fifo)
+    monkeypatch.setenv("RUNGS_LOCAL_MODEL", str(fifo))
+    c = doctor.Check("model file")
+    doctor.check_model(c)
+    assert not c.ok and "is not a regular file" in c.detail
+    with pytest.raises(llm.ModelFileError, match="not a regular file"):
+        bundle.prepare()
+    real = tmp_path / "mine.gguf"
+    real.write_bytes(b"GGUF")
+    monkeypatch.setenv("RUNGS_LOCAL_MODEL", str(real))
+
+    def refused(*args, **kw):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(doctor, "open", refused, raising=False)
+    c = doctor.Check("model file")
+    doctor.check_model(c)
+    assert not c.ok and "cannot be read (Permission denied)" in c.detail and "chmod a+r" in c.fix

@@ -126,3 +126,10 @@ def test_a_whole_number_slider_takes_only_its_steps():
         Slider(4, 0, 9, 3)
     with pytest.raises(BadArgument, match=r"0, 3, 6, 9, … 3000000000"):
         Slider(0, 0, 3 * 10**9, 3).check(1, "k")  # named without listing a billion steps
+
+
+def test_a_whole_number_knob_is_labelled_as_itself_however_large():
+    # Probe (issue 43): describe wrote ints with « g » (a float): 10**400 raised OverflowError from the panel.
+    assert describe({"k": 60, "n": 10**7}) == "k=60 n=10000000"
+    panel = Panel(lambda k: f"k {k > 1}", k=Choice(10**400, (10**400, 1)))
+    assert repr(panel).startswith("[controls k: drag them in a running notebook; shown here at k=an integer of about 400")

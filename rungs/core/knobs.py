@@ -116,8 +116,15 @@ class Choice:
 
 def describe(values: dict) -> str:
     """Knob values as a column label: « k1=0.3 b=0.75 match=any » (numbers in their shortest form)."""
-    return " ".join(f"{name}={value:g}" if isinstance(value, numbers.Real) and not isinstance(value, bool)
-                    else f"{name}={value}" for name, value in values.items())
+    return " ".join(f"{name}={_shortest(value)}" for name, value in values.items())
+
+
+def _shortest(value) -> str:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        return str(value)
+    if isinstance(value, numbers.Integral):  # a whole number as itself: « g » would make it a float, and overflow
+        return str(int(value)) if int(value).bit_length() < 64 else short_repr(int(value))
+    return f"{value:g}"
 
 
 class Panel:

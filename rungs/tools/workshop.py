@@ -223,9 +223,21 @@ def _write(path: Path, data: bytes) -> None:
 
 # ------------------------------------------------------------------ the two actions
 
+def _check_workspace(workspace: Path) -> None:
+    """Before anything is written: the workspace is a folder (or nothing yet), its manifest a file (or nothing)."""
+    if workspace.exists() and not workspace.is_dir():
+        raise WorkshopError(f"{workspace} is a file, not a folder: give the workspace a folder's path "
+                            "(a new one is made), the file was not touched")
+    manifest = workspace / MANIFEST
+    if manifest.exists() and not manifest.is_file():
+        raise WorkshopError(f"{manifest} is not a file: the workspace keeps its record of what was copied there. "
+                            "Move it away (rungs never wrote it), then run this again; nothing was copied")
+
+
 def sync(workspace: Path, source: Path | None = None) -> list[tuple[str, str]]:
     """Copy or update every file; returns (relative path, what happened), one per file."""
     files = planned(source, workspace)
+    _check_workspace(workspace)
     workspace.mkdir(parents=True, exist_ok=True)
     manifest = _read_manifest(workspace)
     was = manifest["version"]
@@ -284,6 +296,7 @@ def _match(name: str, files: dict[str, bytes]) -> str:
 def reset(workspace: Path, name: str, source: Path | None = None) -> list[tuple[str, str]]:
     """A clean copy of one notebook; the learner's version, if it differs, is kept as ``NAME.backup.ipynb``."""
     files = planned(source, workspace)
+    _check_workspace(workspace)
     rel = _match(name, files)
     data, target = files[rel], workspace / rel
     manifest = _read_manifest(workspace)
