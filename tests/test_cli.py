@@ -431,3 +431,18 @@ def test_bidi_controls_from_documents_and_the_model_are_printed_as_escapes(tmp_p
     from rungs.core.display import safe_text
 
     assert safe_text("a\u061cb\u2066c\u2069" + "\udce9") == "a\\u061cb\\u2066c\\u2069\\udce9"
+
+
+def test_the_question_is_echoed_without_its_terminal_controls(tmp_path, capsys, monkeypatch):
+    """Probe (issue 43): `ask` echoed « question: … » with the question's escapes raw (one pasted from a file)."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    monkeypatch.delenv("RUNGS_SCRIPTED_REPLIES", raising=False)
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / "badge.md").write_text("# Badge\n\nUn badge perdu se signale à l'accueil.\n", encoding="utf-8")
+    assert run(capsys, "index", str(root), "--no-vectors")[0] == 0
+    reply = json.dumps({"answer": "Je ne sais pas.", "sources": []})
+    code, out, err = run(capsys, "ask", "Badge\x1b[2J \u202eperdu ?", "--index", str(root), "--rung", "bm25",
+                         "--passages", "1", "--mode", "free", "--scripted-replies", json.dumps([reply]))
+    assert code == 0, err
+    assert "\x1b" not in out and "\u202e" not in out and "question: Badge\\x1b[2J \\u202eperdu ?" in out, out
