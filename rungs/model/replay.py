@@ -151,7 +151,42 @@ def _record(line: str, where: str) -> dict:
             if not isinstance(reply.get(field), kind):
                 raise BadResponse(f"{where}: its reply has no {field!r} ({kind.__name__}): a rungs of another shape "
                                   "wrote it; re-record it (RUNGS_REPLAY=record)")
+        _check_fields(reply, where)
     return record
+
+
+def _whole(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _text(value) -> bool:
+    return isinstance(value, str)
+
+
+def _seconds(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value < 1e9
+
+
+#: The fields a reply may hold, and what each must be when it is there (a count, a duration, text, pieces of text).
+_FIELDS = {"text": (_text, "text"), "finish_reason": (_text, "text"), "model": (_text, "text"),
+           "input_tokens": (_whole, "a count"), "output_tokens": (_whole, "a count"), "reused_tokens": (_whole, "a count"),
+           "latency": (_seconds, "seconds"),
+           "logprobs": (lambda v: v is None or (isinstance(v, list) and all(isinstance(t, dict) for t in v)),
+                        "a list of tokens"),
+           "notes": (lambda v: v is None or (isinstance(v, list) and all(isinstance(n, str) for n in v)),
+                     "a list of notes in words"),
+           "chunks": (lambda v: isinstance(v, list) and all(isinstance(c, str) for c in v), "a list of text pieces"),
+           "usage": (lambda v: v is None or (isinstance(v, list) and all(map(_whole, v[:3]))
+                                              and all(map(_seconds, v[3:4]))), "its counts and seconds"),
+           "models": (lambda v: isinstance(v, list) and all(isinstance(m, str) for m in v), "a list of names")}
+
+
+def _check_fields(reply: dict, where: str) -> None:
+    # A count of « abc » or a stream of numbers would replay as a wrong cost or a crash far from the file.
+    for field, (ok, what) in _FIELDS.items():
+        if field in reply and not ok(reply[field]):
+            raise BadResponse(f"{where}: its reply's {field!r} is not {what} ({str(reply[field])[:40]!r}): "
+                              "re-record it (RUNGS_REPLAY=record)")
 
 
 def _chat_result(reply: dict, model: str) -> ChatResult:
