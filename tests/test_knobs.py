@@ -133,3 +133,14 @@ def test_a_whole_number_knob_is_labelled_as_itself_however_large():
     assert describe({"k": 60, "n": 10**7}) == "k=60 n=10000000"
     panel = Panel(lambda k: f"k {k > 1}", k=Choice(10**400, (10**400, 1)))
     assert repr(panel).startswith("[controls k: drag them in a running notebook; shown here at k=an integer of about 400")
+
+
+def test_a_panel_whose_function_fails_at_its_start_still_displays_saying_so():
+    # Probe (issue 43): repr(panel) (a cell's text/plain) raised the function's error: no controls drawn at all.
+    panel = Panel(lambda k: f"k {10 // (3 - k)}", k=Slider(3, 0, 5, 1))
+    assert "your function raised ZeroDivisionError at k=3" in repr(panel)
+    assert "your function raised ZeroDivisionError" in panel._repr_mimebundle_()["text/plain"]
+    refused = Panel(lambda k: (_ for _ in ()).throw(BadArgument("k is refused here")), k=Slider(1, 0, 5, 1))
+    assert repr(refused).endswith("BadArgument: k is refused here")
+    with pytest.raises(ZeroDivisionError):
+        panel.text()  # a direct call still gives the traceback

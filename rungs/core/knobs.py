@@ -170,7 +170,7 @@ class Panel:
         return f"[controls {kinds}: drag them in a running notebook; shown here at {describe(self.values)}]"
 
     def __repr__(self) -> str:
-        return f"{self.header()}\n{self.text()}"
+        return f"{self.header()}\n{self._shown()}"
 
     def widget(self):
         """The controls and the table under them (an ipywidgets box), made once; ``RungsError`` without ipywidgets."""
@@ -193,15 +193,19 @@ class Panel:
         self.values[name] = value
         self._view.value = self._html()
 
-    def _html(self) -> str:
+    def _shown(self) -> str:
+        """The text at the knobs' values, or what stopped it, said in the table's place (never raised: a drag
+        or a cell's display would otherwise show a traceback, or leave the last table standing)."""
         try:
-            shown = str(self.text())
-        except RungsError as err:  # a setting the function refuses is said in the table's place, not raised
-            shown = f"{type(err).__name__}: {err}"
-        except Exception as err:  # raised in an observer, the slider would move and the old table stay under it
-            shown = (f"your function raised {type(err).__name__} at {describe(self.values)}: {err}\n"
-                     f"(call panel.text({', '.join(f'{k}={v!r}' for k, v in self.values.items())}) to see its traceback)")
-        return f"<pre style='font-size: 12px; line-height: 1.3'>{html.escape(shown)}</pre>"
+            return str(self.text())
+        except RungsError as err:  # a setting the function refuses
+            return f"{type(err).__name__}: {err}"
+        except Exception as err:  # your function's own failure
+            return (f"your function raised {type(err).__name__} at {describe(self.values)}: {err}\n"
+                    f"(call panel.text({', '.join(f'{k}={v!r}' for k, v in self.values.items())}) to see its traceback)")
+
+    def _html(self) -> str:
+        return f"<pre style='font-size: 12px; line-height: 1.3'>{html.escape(self._shown())}</pre>"
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         # text/plain is the table: what a static view, the book and nbval show; the view is what JupyterLab draws.
