@@ -33,8 +33,9 @@ def _prompt(messages) -> str:
 
 
 def _first_sentence(prompt: str) -> tuple[str | None, str]:
-    """The first passage's id and its first sentence, as the prompt shows them (fenced extract or source)."""
-    m = re.search(r'<extrait id="([^"]*)"[^>]*>\n(?:\[(\d+)\] )?([^\n]+)', prompt)
+    """The first passage's id and its first sentence, as the prompt shows them (fenced extract or source); a
+    heading over a blank line is not a sentence (a quote is the sentence that answers, at least a few words)."""
+    m = re.search(r'<extrait id="([^"]*)"[^>]*>\n(?:[^\n\[][^\n]*\n\n)?(?:\[(\d+)\] )?([^\n]+)', prompt)
     if m:
         return m.group(1), re.split(r"(?<=[.!?])\s", m.group(3))[0]
     m = re.search(r"<<<SOURCE (\d+) \w+>>>\n([^\n]+)", prompt)

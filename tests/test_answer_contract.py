@@ -198,3 +198,31 @@ def test_a_fence_in_capitals_is_still_scaffolding():
     """Finding: « <EXTRAIT id=…> » passed the contract: fences were read case by case."""
     with pytest.raises(AnswerContractBroken, match="fences"):
         contract.check_no_scaffolding(GOOD.with_(text='<EXTRAIT id="a"> Le préavis est de trois mois.'))
+
+
+@pytest.mark.parametrize("name, value", [("text", None), ("question", b"q ?"), ("reason", 3), ("by", None),
+                                         ("sent", ["a"]), ("trace", [])])
+def test_a_text_or_dict_field_of_the_wrong_type_is_refused_by_name(name, value):
+    """Probe (issue 43): ``Answer(text=None)`` printed « answer: » for an answered answer, ``question=b'…'`` and
+    ``sent=['a']`` were kept as given (a list of sent passages has no ids)."""
+    from rungs.core.errors import BadArgument
+
+    with pytest.raises(BadArgument, match=f"{name} must be"):
+        Answer(**{"question": "q ?", "status": Status.NO_ANSWER, name: value})
+
+
+def test_a_trace_that_holds_itself_is_refused_by_name_and_a_real_number_is_a_duration():
+    """Probe (issue 43): ``to_dict`` of a trace holding itself raised RecursionError; ``Cost(seconds=Fraction(1, 3))``
+    was refused as « must be a finite number … not Fraction(1, 3) », and numpy's counts as not whole numbers."""
+    from fractions import Fraction
+
+    import numpy as np
+
+    from rungs.core.errors import BadArgument
+
+    loop = {}
+    loop["me"] = loop
+    with pytest.raises(BadArgument, match="trace holds itself"):
+        Answer(question="q ?", status=Status.NO_ANSWER, trace=loop).to_dict()
+    assert Cost(seconds=Fraction(1, 4)).seconds == 0.25 and Cost(seconds=np.float32(0.5)).seconds == 0.5
+    assert Cost(calls=np.int64(2)).calls == 2 and type(Cost(calls=np.int64(2)).calls) is int

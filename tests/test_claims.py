@@ -230,3 +230,17 @@ def test_without_the_no_answer_rule_the_schema_offers_no_aucune_and_the_gate_alo
     rag.answer("Combien de RTT ?", SENT, client, mode="pointing-lead", no_answer_rule=False)
     assert "anyOf" not in client.calls[0]["json_schema"]["properties"]["phrases"]
     assert "aucune" not in client.calls[0]["messages"][0]["content"]
+
+
+def test_a_quote_of_a_letter_or_two_words_is_sent_back_then_refused_never_shown():
+    # Finding (issue 43): the quoted mode showed an answer whose quote was one letter (« e » is in every passage).
+    short = quoted("12 jours.", ("rtt", "e"))
+    client = ScriptedClient([short, quoted("12 jours.", ("rtt", "compensées par 12 jours de RTT"))])
+    out = rag.answer("Combien de RTT ?", SENT, client, mode="quoted")
+    assert out.answered and out.trace["repairs"] == 1 and "is too short" in out.notes[0]
+    assert "la citation « e » est trop courte" in client.calls[1]["messages"][2]["content"]
+    two = quoted("12 jours.", ("rtt", "12 jours"))
+    out = rag.answer("Combien de RTT ?", SENT, ScriptedClient([two, two]), mode="quoted")
+    assert out.status is Status.REFUSED and out.text == ""
+    with pytest.raises(rag.QuoteNotFound, match="too short to show what the answer rests on"):
+        out.raise_for_status()

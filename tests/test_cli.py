@@ -440,3 +440,35 @@ def test_what_documents_and_the_model_say_is_printed_without_its_terminal_contro
     assert code == 0, err
     assert "\x1b" not in out and "\r" not in out and "Le signaler\\x1b[2J\\x0d à l'accueil." in out, out
     assert "Badge\\x1b[2J perdu" in out  # the title too
+
+
+def test_bidi_controls_from_documents_and_the_model_are_printed_as_escapes(tmp_path, capsys, monkeypatch):
+    """Finding (issue 43): a right-to-left override (U+202E) in a document or a reply reordered the printed line."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    monkeypatch.delenv("RUNGS_SCRIPTED_REPLIES", raising=False)
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / "badge.md").write_text("# Badge \u202eudrep\u202c\n\nUn badge perdu se signale à l'accueil\u2067, "
+                                   "sans délai\u200f.\n", encoding="utf-8")
+    assert run(capsys, "index", str(root), "--no-vectors")[0] == 0
+    code, out, err = run(capsys, "search", "badge perdu", "--index", str(root), "--rung", "bm25", "--passages")
+    assert code == 0 and not any(c in out for c in "\u202e\u202c\u2067\u200f"), out
+    assert "Badge \\u202eudrep\\u202c" in out
+    from rungs.core.display import safe_text
+
+    assert safe_text("a\u061cb\u2066c\u2069" + "\udce9") == "a\\u061cb\\u2066c\\u2069\\udce9"
+
+
+def test_the_question_is_echoed_without_its_terminal_controls(tmp_path, capsys, monkeypatch):
+    """Probe (issue 43): `ask` echoed « question: … » with the question's escapes raw (one pasted from a file)."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    monkeypatch.delenv("RUNGS_SCRIPTED_REPLIES", raising=False)
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / "badge.md").write_text("# Badge\n\nUn badge perdu se signale à l'accueil.\n", encoding="utf-8")
+    assert run(capsys, "index", str(root), "--no-vectors")[0] == 0
+    reply = json.dumps({"answer": "Je ne sais pas.", "sources": []})
+    code, out, err = run(capsys, "ask", "Badge\x1b[2J \u202eperdu ?", "--index", str(root), "--rung", "bm25",
+                         "--passages", "1", "--mode", "free", "--scripted-replies", json.dumps([reply]))
+    assert code == 0, err
+    assert "\x1b" not in out and "\u202e" not in out and "question: Badge\\x1b[2J \\u202eperdu ?" in out, out

@@ -153,3 +153,106 @@ def test_the_doctor_waits_as_long_as_the_setting_says(monkeypatch):
     monkeypatch.setattr(model_client, "Client", Timed)
     doctor.check_completion(doctor.Check("completion"))
     assert seen == [900]
+
+
+def test_a_setting_whose_bytes_are_not_utf8_is_a_cross_naming_it(tmp_path, monkeypatch, capsys):
+    # Finding (issue 43): RUNGS_LOCAL_MODEL, RUNGS_MODEL or RUNGS_CACHE not UTF-8 broke every model call with
+    # a UnicodeEncodeError, and the doctor's own print in a UTF-8 terminal.
+    import os
+
+    from rungs.core import paths
+    from rungs.model import server
+
+    def no_server(*args, **kw):
+        raise AssertionError("a model server was started")
+
+    monkeypatch.setattr(server.LocalServer, "start", no_server)  # whatever happens, no server here
+    odd = tmp_path / os.fsdecode(b"mod\xe8le.gguf")
+    odd.write_bytes(b"GGUF")
+    monkeypatch.setenv("RUNGS_LOCAL_MODEL", str(odd))
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    with pytest.raises(paths.BadSetting, match="RUNGS_LOCAL_MODEL=.* holds bytes that are not UTF-8"):
+        llm.Client(retries=0).chat([{"role": "user", "content": "oui ?"}], max_tokens=1)
+    monkeypatch.setattr(doctor, "CHECKS", [(n, f) for n, f in doctor.CHECKS if n in ("disk", "model file", "completion")])
+    assert doctor.main(["doctor"]) == 1
+    out = capsys.readouterr().out
+    model_line = next(line for line in out.splitlines() if "model file" in line)
+    assert model_line.startswith(doctor.FAIL) and "RUNGS_LOCAL_MODEL=" in model_line and "not UTF-8" in model_line
+    assert "\udce8" not in out and doctor.SETTING_FIX in out
+    monkeypatch.delenv("RUNGS_LOCAL_MODEL")
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")  # nothing listens: the model's name is read first
+    monkeypatch.setenv("RUNGS_MODEL", os.fsdecode(b"mod\xe8le"))
+    with pytest.raises(paths.BadSetting, match="RUNGS_MODEL=.* holds bytes that are not UTF-8"):
+        llm.Client(retries=0).chat([{"role": "user", "content": "oui ?"}], max_tokens=1)
+    monkeypatch.setenv("RUNGS_CACHE", str(tmp_path / os.fsdecode(b"cach\xe9")))
+    with pytest.raises(paths.BadSetting, match="RUNGS_CACHE=.* holds bytes that are not UTF-8"):
+        bundle.model_path()  # where a local call finds the model
+
+
+def test_a_broken_key_is_refused_without_its_bytes(monkeypatch):
+    import os
+
+    from rungs.core import paths
+
+    monkeypatch.setenv("OPENAI_API_KEY", os.fsdecode(b"sk-SECRET-\xe9"))
+    with pytest.raises(paths.BadSetting) as err:
+        paths.setting_text("OPENAI_API_KEY")
+    assert "SECRET" not in str(err.value) and "a key: not shown" in str(err.value)
+
+
+def test_a_local_model_that_is_a_folder_is_a_cross_with_its_fix(tmp_path, monkeypatch):
+    # Finding (issue 43): RUNGS_LOCAL_MODEL a folder made the model check itself fail (IsADirectoryError).
+    monkeypatch.setenv("RUNGS_LOCAL_MODEL", str(tmp_path))
+    c = doctor.Check("model file")
+    doctor.check_model(c)
+    assert not c.ok and "is a folder, not a .gguf file" in c.detail and "RUNGS_LOCAL_MODEL" in c.fix
+    with pytest.raises(llm.ModelFileError, match="names a folder"):
+        bundle.prepare()
+
+
+@pytest.mark.parametrize("setting, said", [("off", False), ("replay", True), (None, False)])
+def test_the_completion_line_names_the_replay_files_only_when_they_are_used(monkeypatch, setting, said):
+    # Finding (issue 43): RUNGS_REPLAY=off said « the notebooks' calls go to their replay files ».
+    from rungs.model import client as model_client
+
+    class Answering(llm.Client):
+        def chat(self, *args, **kw):
+            return llm.ChatResult(text="oui", model="m", input_tokens=1, output_tokens=1, finish_reason="stop",
+                                  latency=0.1)
+
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.setattr(model_client, "Client", Answering)
+    monkeypatch.setattr(doctor.server, "local_server", lambda: type("S", (), {"pid": 1, "threads": 1, "started_in": 0.1}))
+    if setting is None:
+        monkeypatch.delenv("RUNGS_REPLAY", raising=False)
+    else:
+        monkeypatch.setenv("RUNGS_REPLAY", setting)
+    c = doctor.Check("completion")
+    doctor.check_completion(c)
+    assert c.ok and ("replay files" in c.detail) == said, c.detail
+
+
+def test_a_local_model_that_is_a_pipe_or_unreadable_is_a_cross_with_its_fix(tmp_path, monkeypatch):
+    # Probes of the same finding: a FIFO would be « does not exist » (and hang a server), an unreadable file
+    # « the check itself failed: PermissionError ».
+    import os
+
+    fifo = tmp_path / "model.gguf"
+    os.mkfifo(fifo)
+    monkeypatch.setenv("RUNGS_LOCAL_MODEL", str(fifo))
+    c = doctor.Check("model file")
+    doctor.check_model(c)
+    assert not c.ok and "is not a regular file" in c.detail
+    with pytest.raises(llm.ModelFileError, match="not a regular file"):
+        bundle.prepare()
+    real = tmp_path / "mine.gguf"
+    real.write_bytes(b"GGUF")
+    monkeypatch.setenv("RUNGS_LOCAL_MODEL", str(real))
+
+    def refused(*args, **kw):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(doctor, "open", refused, raising=False)
+    c = doctor.Check("model file")
+    doctor.check_model(c)
+    assert not c.ok and "cannot be read (Permission denied)" in c.detail and "chmod a+r" in c.fix

@@ -350,3 +350,15 @@ def test_a_retriever_over_an_index_names_an_encoder_that_is_not_one(folder, rung
     with pytest.raises(BadArgument, match="encoder must be a rungs.vectors.Encoder"):
         idx.update(encoder=encoder)
     idx.close()
+
+
+def test_a_closed_index_used_again_says_it_was_closed_not_damaged(folder):
+    # Finding (issue 43): a closed index used again said « its file is damaged … remove that one file ».
+    idx = yours.index_folder(folder, vectors=False)
+    retriever = idx.retriever("fts")
+    idx.close()
+    for use in (idx.passages, idx.documents, lambda: retriever.search("badge"), lambda: idx.update(vectors=False)):
+        with pytest.raises(store.IndexClosed, match=r"was closed \(close\(\)\) and used again: its file is fine") as err:
+            use()
+        assert not any(word in str(err.value) for word in DELETE) and "damaged" not in str(err.value)
+    assert yours.open_index(idx.path).passages()  # the file was never touched

@@ -100,3 +100,47 @@ def test_compare_refuses_what_it_cannot_read():
         compare({}, {}, QUESTIONS, metric="MAP@7")
     with pytest.raises(BadArgument, match="labels"):
         compare({}, {}, QUESTIONS, labels=("only one",))
+
+
+def test_a_function_that_raises_is_said_in_the_tables_place_never_a_stale_table():
+    # Finding (issue 43): a render raising a built-in error moved the slider and left the last table standing.
+    def render(k):
+        return f"k {10 // (3 - k)}"  # k = 3 divides by zero
+
+    panel = Panel(render, k=Slider(1, 0, 5, 1))
+    panel.widget()
+    panel.set(k=3)
+    assert panel.values["k"] == 3 and "k 5" not in panel._view.value
+    assert "your function raised ZeroDivisionError at k=3" in panel._view.value
+    panel.set(k=2)
+    assert "k 10" in panel._view.value  # and the next move draws again
+
+
+def test_a_whole_number_slider_takes_only_its_steps():
+    # Finding (issue 43): a whole-number slider of step 3 took 2, a value no drag can reach.
+    panel = Panel(lambda k: f"k is {k}", k=Slider(0, 0, 9, 3))
+    assert panel.text(k=6) == "k is 6"
+    with pytest.raises(BadArgument, match="steps of 3 from 0: give one of 0, 3, 6, 9, not 2"):
+        panel.text(k=2)
+    with pytest.raises(BadArgument, match="starts on one of its steps"):
+        Slider(4, 0, 9, 3)
+    with pytest.raises(BadArgument, match=r"0, 3, 6, 9, … 3000000000"):
+        Slider(0, 0, 3 * 10**9, 3).check(1, "k")  # named without listing a billion steps
+
+
+def test_a_whole_number_knob_is_labelled_as_itself_however_large():
+    # Probe (issue 43): describe wrote ints with « g » (a float): 10**400 raised OverflowError from the panel.
+    assert describe({"k": 60, "n": 10**7}) == "k=60 n=10000000"
+    panel = Panel(lambda k: f"k {k > 1}", k=Choice(10**400, (10**400, 1)))
+    assert repr(panel).startswith("[controls k: drag them in a running notebook; shown here at k=an integer of about 400")
+
+
+def test_a_panel_whose_function_fails_at_its_start_still_displays_saying_so():
+    # Probe (issue 43): repr(panel) (a cell's text/plain) raised the function's error: no controls drawn at all.
+    panel = Panel(lambda k: f"k {10 // (3 - k)}", k=Slider(3, 0, 5, 1))
+    assert "your function raised ZeroDivisionError at k=3" in repr(panel)
+    assert "your function raised ZeroDivisionError" in panel._repr_mimebundle_()["text/plain"]
+    refused = Panel(lambda k: (_ for _ in ()).throw(BadArgument("k is refused here")), k=Slider(1, 0, 5, 1))
+    assert repr(refused).endswith("BadArgument: k is refused here")
+    with pytest.raises(ZeroDivisionError):
+        panel.text()  # a direct call still gives the traceback

@@ -271,3 +271,13 @@ def test_an_answer_with_the_hits_that_found_its_passages_is_json():
     out = rag.Rag(bm25.build_index(pages), pages, ScriptedClient([reply]), mode="free").ask("badge perdu ?")
     data = json.loads(json.dumps(out.to_dict()))
     assert out.answered and data["trace"]["hits"][0]["id"] == "p1" and data["cited"] == ["p1"]
+
+
+@pytest.mark.parametrize("logprobs", [{"top": {"Oui": -0.1}}, ["Oui"], [None], [{"token": "Oui", "top": ["Oui"]}],
+                                      ("x",), [{"token": "Oui", "top": {"Oui": "-0.1"}}]])
+def test_the_gate_fed_logprobs_of_the_wrong_shape_says_so_and_the_answer_goes_on(logprobs):
+    # Finding (issue 43): a dict, or a list of text, for the logprobs raised KeyError/AttributeError from the gate.
+    client = ScriptedClient([{"text": "Oui", "logprobs": logprobs}, '{"answer": "Oui.", "sources": ["p1"]}'])
+    out = rag.answer("Question ?", PASSAGES, client, mode="free", gate=0.5)
+    assert out.answered and out.trace["gate"]["p"] is None
+    assert any("answered without the gate" in n for n in out.notes), out.notes

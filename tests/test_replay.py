@@ -213,3 +213,38 @@ def test_two_recorders_on_one_file_lose_no_call(tmp_path):
     assert replayed.chat(OTHER, max_tokens=40).text == "Deux."
     assert replayed.chat(ASK, max_tokens=40).text == "2,5 jours par mois."
     assert replayed.chat(ASK, max_tokens=1, logprobs=10).logprobs == LOGPROBS
+
+
+def test_not_recorded_quotes_a_prompt_safely(tmp_path):
+    # Finding (issue 43): NotRecorded's message carried the prompt's raw escapes and right-to-left marks.
+    path = tmp_path / "03_answers_with_sources.jsonl"
+    a_run(recorded(path))
+    hostile = [{"role": "user", "content": "Voici\x1b[2J un \u202eextrait\u2066 piégé\x07 ?"}]
+    with pytest.raises(llm.NotRecorded) as err:
+        llm.ReplayClient(path).chat(hostile, max_tokens=5)
+    said = str(err.value)
+    assert not any(c in said for c in "\x1b\x07\u202e\u2066"), said
+    assert "Voici\\x1b[2J un \\u202eextrait\\u2066 piégé\\x07 ?" in said
+
+
+@pytest.mark.parametrize("kind, reply, field", [
+    ("chat", {"text": "oui", "finish_reason": "stop", "input_tokens": "abc"}, "input_tokens"),
+    ("chat", {"text": "oui", "finish_reason": "stop", "output_tokens": -4}, "output_tokens"),
+    ("chat", {"text": "oui", "finish_reason": "stop", "notes": "une note"}, "notes"),
+    ("chat", {"text": "oui", "finish_reason": "stop", "model": 5}, "model"),
+    ("chat", {"text": "oui", "finish_reason": "stop", "latency": -1}, "latency"),
+    ("chat", {"text": "oui", "finish_reason": "stop", "logprobs": {"top": {}}}, "logprobs"),
+    (None, {"text": 3, "finish_reason": "stop"}, "text"),
+    ("stream", {"chunks": [1, 2]}, "chunks"),
+    ("stream", {"chunks": ["a"], "usage": ["x", 1]}, "usage")])
+def test_a_recorded_field_of_the_wrong_type_is_refused_by_line_and_field(tmp_path, kind, reply, field):
+    # Probe (issue 43): a count « abc » or -4 replayed as the call's cost, notes as letters, a stream of numbers
+    # yielded as they were, a text 3 raised AttributeError ('int' object has no attribute 'strip').
+    messages = [{"role": "user", "content": "x"}]
+    key = replay.request_key("stream" if kind == "stream" else "chat", messages, max_tokens=5)
+    path = tmp_path / "n.jsonl"
+    path.write_text(json.dumps({"key": key, "reply": reply, **({"kind": kind} if kind else {})}) + "\n",
+                    encoding="utf-8")
+    with pytest.raises(llm.BadResponse, match=f"line 1 of the replay file n.jsonl: its reply's '{field}' is not"):
+        client = llm.ReplayClient(path)
+        list(client.stream(messages, max_tokens=5)) if kind == "stream" else client.chat(messages, max_tokens=5)

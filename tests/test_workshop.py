@@ -268,3 +268,37 @@ def test_a_workspace_whose_manifest_hashed_cell_metadata_still_receives_updates(
     lines = _lines(capsys)
     assert lines["00_first.ipynb"] == "updated" and lines["01_second.ipynb"].startswith("kept your version")
     assert json.loads((ws / workshop.MANIFEST).read_text(encoding="utf-8"))["version"] == workshop.FINGERPRINT
+
+
+def test_a_workspace_or_a_notebook_whose_name_is_not_utf8_is_copied_updated_and_printed(source, tmp_path, capsys):
+    # Finding (issue 43): a folder named in Latin-1 (« caf\xe9 ») failed printing its report, and a notebook so
+    # named failed writing the manifest (UnicodeEncodeError) after its copy was made.
+    import os
+
+    odd = os.fsdecode(b"02_caf\xe9.ipynb")
+    (source / odd).write_text(json.dumps(_nb("print(3)")), encoding="utf-8")
+    ws = tmp_path / os.fsdecode(b"atelier-\xe9t\xe9")
+    assert workshop.main([str(ws), "--source", str(source)]) == 0
+    out = capsys.readouterr().out
+    assert "02_caf\\udce9.ipynb  copied" in out and "atelier-\\udce9t\\udce9" in out
+    assert (ws / odd).is_file()
+    assert workshop.main([str(ws), "--source", str(source)]) == 0  # the manifest read back names it
+    assert "02_caf\\udce9.ipynb  unchanged" in capsys.readouterr().out
+    (source / odd).write_text(json.dumps(_nb("print(4)")), encoding="utf-8")
+    assert workshop.main([str(ws), "--source", str(source)]) == 0
+    assert "02_caf\\udce9.ipynb  updated" in capsys.readouterr().out  # untouched by the learner: it follows
+
+
+def test_a_workspace_that_is_a_file_or_a_manifest_that_is_a_folder_is_refused_before_anything_is_written(
+        source, tmp_path, capsys):
+    # Probes (issue 43): « workshop: [Errno 17] File exists », and « [Errno 21] Is a directory » after the copy.
+    mine = tmp_path / "notes.txt"
+    mine.write_text("à moi", encoding="utf-8")
+    assert workshop.main([str(mine), "--source", str(source)]) == 1
+    assert "is a file, not a folder" in capsys.readouterr().out and mine.read_text(encoding="utf-8") == "à moi"
+    ws = tmp_path / "ws"
+    (ws / workshop.MANIFEST).mkdir(parents=True)
+    for args in ([], ["--reset", "00"]):
+        assert workshop.main([str(ws), "--source", str(source), *args]) == 1
+        assert "is not a file" in capsys.readouterr().out
+        assert sorted(p.name for p in ws.iterdir()) == [workshop.MANIFEST]  # nothing was copied

@@ -42,14 +42,20 @@ def cut_text(text: str, width: int) -> str:
 
 #: Every C0 and C1 control character but the tab and the newline: what a terminal obeys instead of showing.
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+#: The bidirectional controls (they reorder what follows: « \u202e » shows « fdp.exe » as « exe.pdf ») and the
+#: halves of UTF-16 pairs (a file name's bytes that are not UTF-8): a terminal must see neither.
+_UNSHOWN = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
 def safe_text(text) -> str:
     """Text from a document or a model as a terminal can be shown it: every control character but the newline
-    and the tab written as its escape (« \\x1b »), so that a file holding « \\x1b[2J » cannot clear the screen."""
+    and the tab written as its escape (« \\x1b »), so that a file holding « \\x1b[2J » cannot clear the screen;
+    the bidirectional controls and lone surrogates too (« \\u202e », « \\udce9 »), so none reorders a line
+    or stops a UTF-8 terminal."""
     if not isinstance(text, str):
         raise BadArgument(f"text must be a string to show, not {type(text).__name__} {short_repr(text)}")
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    return _UNSHOWN.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 class Table(str):

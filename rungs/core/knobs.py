@@ -56,6 +56,15 @@ class Slider:
                               f"[{self.low:g}, {self.high:g}]")
         if not 0 < self.step <= self.high - self.low:
             raise BadArgument(f"a slider's step is above 0 and at most its range, not {self.step:g}")
+        if _whole(self.start, self.low, self.high, self.step) and (self.start - self.low) % self.step:
+            raise BadArgument(f"a whole-number slider starts on one of its steps ({self._steps()}), "
+                              f"not {self.start}")
+
+    def _steps(self) -> str:
+        """The values a whole-number slider stands on, as a message names them: « 0, 3, 6, … 99 »."""
+        count = (self.high - self.low) // self.step + 1
+        first = [self.low + n * self.step for n in range(min(count, 4))]
+        return ", ".join(map(str, first)) + (f", … {self.low + (count - 1) * self.step}" if count > 4 else "")
 
     def check(self, value, name: str):
         """A value this knob may take (a whole number for a whole-number slider), else ``BadArgument``."""
@@ -64,6 +73,9 @@ class Slider:
             return value
         if value != int(value):  # 2.5 for RRF's k would be cut to 2 without a word
             raise BadArgument(f"{name} moves in whole steps: give a whole number, not {value:g}")
+        if (int(value) - self.low) % self.step:  # the drawn slider cannot stand there: the text would show what no drag does
+            raise BadArgument(f"{name} moves in steps of {self.step} from {self.low}: give one of "
+                              f"{self._steps()}, not {int(value)}")
         return int(value)
 
     def widget(self, name: str):
@@ -104,8 +116,15 @@ class Choice:
 
 def describe(values: dict) -> str:
     """Knob values as a column label: « k1=0.3 b=0.75 match=any » (numbers in their shortest form)."""
-    return " ".join(f"{name}={value:g}" if isinstance(value, numbers.Real) and not isinstance(value, bool)
-                    else f"{name}={value}" for name, value in values.items())
+    return " ".join(f"{name}={_shortest(value)}" for name, value in values.items())
+
+
+def _shortest(value) -> str:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        return str(value)
+    if isinstance(value, numbers.Integral):  # a whole number as itself: « g » would make it a float, and overflow
+        return str(int(value)) if int(value).bit_length() < 64 else short_repr(int(value))
+    return f"{value:g}"
 
 
 class Panel:
@@ -151,7 +170,7 @@ class Panel:
         return f"[controls {kinds}: drag them in a running notebook; shown here at {describe(self.values)}]"
 
     def __repr__(self) -> str:
-        return f"{self.header()}\n{self.text()}"
+        return f"{self.header()}\n{self._shown()}"
 
     def widget(self):
         """The controls and the table under them (an ipywidgets box), made once; ``RungsError`` without ipywidgets."""
@@ -174,12 +193,19 @@ class Panel:
         self.values[name] = value
         self._view.value = self._html()
 
-    def _html(self) -> str:
+    def _shown(self) -> str:
+        """The text at the knobs' values, or what stopped it, said in the table's place (never raised: a drag
+        or a cell's display would otherwise show a traceback, or leave the last table standing)."""
         try:
-            shown = str(self.text())
-        except RungsError as err:  # a setting the function refuses is said in the table's place, not raised
-            shown = f"{type(err).__name__}: {err}"
-        return f"<pre style='font-size: 12px; line-height: 1.3'>{html.escape(shown)}</pre>"
+            return str(self.text())
+        except RungsError as err:  # a setting the function refuses
+            return f"{type(err).__name__}: {err}"
+        except Exception as err:  # your function's own failure
+            return (f"your function raised {type(err).__name__} at {describe(self.values)}: {err}\n"
+                    f"(call panel.text({', '.join(f'{k}={v!r}' for k, v in self.values.items())}) to see its traceback)")
+
+    def _html(self) -> str:
+        return f"<pre style='font-size: 12px; line-height: 1.3'>{html.escape(self._shown())}</pre>"
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         # text/plain is the table: what a static view, the book and nbval show; the view is what JupyterLab draws.

@@ -9,8 +9,9 @@ installed package).
 
 Settings are read when they are used, not at import, so a notebook that sets
 a variable and calls again sees it. A setting that cannot be used — not a
-number, not finite, out of range — is a ``BadSetting`` naming the variable
-and what it accepts, never a traceback from deep inside.
+number, not finite, out of range, bytes that are not UTF-8 — is a
+``BadSetting`` naming the variable and what it accepts, never a traceback
+from deep inside.
 
 Cost: a few dictionary look-ups.
 """
@@ -53,7 +54,18 @@ class NotInCheckout(RungsError, FileNotFoundError):
 
 def _raw(name: str) -> str | None:
     value = os.environ.get(name)
-    return value if value is not None and value.strip() else None
+    if value is None or not value.strip():
+        return None
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:  # bytes the system kept as surrogates: no request, log or JSON file can carry them
+        from .secrets import SECRET_VARIABLES  # a key is never shown, not even the bytes of a broken one
+
+        shown = "(a key: not shown)" if name in SECRET_VARIABLES else repr(printable(value)[:60])
+        raise BadSetting(f"{name}={shown} holds bytes that are not UTF-8 (shown as « \ufffd »): "
+                         f"rungs writes it into requests, logs and JSON files, which are UTF-8. Set it to a UTF-8 "
+                         f"value (a path: rename it, or link to it from a UTF-8 name with ln -s), or unset it") from None
+    return value
 
 
 def setting_text(name: str, default: str | None = None) -> str | None:

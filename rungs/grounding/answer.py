@@ -28,6 +28,7 @@ Cost: nothing; a dataclass.
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import asdict, dataclass, field, replace
 from enum import Enum
 
@@ -72,17 +73,18 @@ MAX_SECONDS = 1e9
 
 def _count(value, name: str) -> int:
     # A client of one's own may report « abc », NaN or None: a cost is counted, never guessed.
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_COUNT:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 0 <= value <= MAX_COUNT:
         said = "a number that large" if isinstance(value, int) and abs(value) > MAX_COUNT else f"{value!r:.40}"
         raise BadArgument(f"{name} must be a whole number from 0 to {MAX_COUNT:,}, not {type(value).__name__} {said}")
-    return value
+    return int(value)  # numpy's integers are counts too, kept as Python's
 
 
 def _seconds(value) -> float:
     # 10**400 is an int that no float holds: compared as it is, never converted before it is known to fit.
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= MAX_SECONDS:
+    # Any real number (a Fraction, numpy's float32) is a duration; a Decimal or a text is not one.
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 <= value <= MAX_SECONDS:
         said = "a number that large" if isinstance(value, int) and abs(value) > MAX_SECONDS else f"{value!r:.40}"
-        raise BadArgument(f"seconds must be a finite number from 0 to {MAX_SECONDS:g}, not {said}")
+        raise BadArgument(f"seconds must be a real number from 0 to {MAX_SECONDS:g}, not {type(value).__name__} {said}")
     return float(value)
 
 
@@ -103,7 +105,7 @@ class Cost:
 
     def __post_init__(self):
         for name in ("calls", "evaluated_tokens", "reused_tokens", "output_tokens"):
-            _count(getattr(self, name), name)
+            object.__setattr__(self, name, _count(getattr(self, name), name))
         object.__setattr__(self, "seconds", _seconds(self.seconds))
 
     @property
@@ -200,6 +202,13 @@ class Answer:
     trace: dict = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self):
+        for name in ("question", "text", "by", "reason"):  # None or bytes would print as « None », « b'…' »
+            if not isinstance(getattr(self, name), str):
+                raise BadArgument(f"{name} must be text (a str), not {type(getattr(self, name)).__name__} "
+                                  f"{getattr(self, name)!r:.40}")
+        for name in ("sent", "trace"):
+            if not isinstance(getattr(self, name), dict):  # sent: id → the text sent; a list has no ids
+                raise BadArgument(f"{name} must be a dict, not {type(getattr(self, name)).__name__}")
         if not isinstance(self.status, Status):
             raise BadArgument(f"status must be a Status ({', '.join(s.value for s in Status)}), not {self.status!r}")
         if not isinstance(self.cost, Cost):
@@ -236,7 +245,11 @@ class Answer:
         """The answer as JSON data (what the benchmarks store), the trace without its error object."""
         out = asdict(replace(self, trace={}))
         out["status"] = self.status.value
-        out["trace"] = _plain({k: v for k, v in self.trace.items() if k != "error"})
+        try:
+            out["trace"] = _plain({k: v for k, v in self.trace.items() if k != "error"})
+        except RecursionError:  # a trace that holds itself (or nests past the stack) has no JSON
+            raise BadArgument("the answer's trace holds itself, or nests too deep, to be written as JSON: "
+                              "put copies in it, not the trace itself") from None
         return out
 
     def lines(self) -> list[str]:

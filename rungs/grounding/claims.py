@@ -35,6 +35,8 @@ _MARKS = str.maketrans({"’": "'", "‘": "'", "ʼ": "'", "′": "'", "`": "'",
                         "“": '"', "”": '"', "„": '"', "‹": '"', "›": '"'})
 #: The longest quote worth checking: a quote is a sentence or two, not a page.
 MAX_QUOTE_CHARS = 1500
+#: The fewest words a required quote holds: « e » or « de la » is in almost any passage and shows nothing.
+MIN_QUOTE_WORDS = 3
 
 
 def normalise(text: str) -> str:
@@ -102,6 +104,11 @@ def faults(answer: dict, sent: list[dict], question: str, *, quotes_required: bo
             "reason": f"the quote « {cut_text(q['text'], 80)} » is not in passage « {q['source']} »"}
            for q in answer["quotes"] if not found(q["text"], text[q["source"]])]
     if quotes_required:
+        out += [{"kind": "quote", "what": q["text"], "source": q["source"], "short": True,
+                 "reason": f"the quote « {cut_text(q['text'], 80)} » from passage « {q['source']} » is too short to "
+                           f"show what the answer rests on (a quote is at least {MIN_QUOTE_WORDS} words)"}
+                for q in answer["quotes"] if found(q["text"], text[q["source"]])
+                and len(re.findall(r"\w+", quote_body(q["text"]))) < MIN_QUOTE_WORDS]
         quoted = {q["source"] for q in answer["quotes"]}
         out += [{"kind": "quote", "what": "", "source": s, "reason": f"passage « {s} » is cited without a quote"}
                 for s in answer["sources"] if s not in quoted]

@@ -53,8 +53,14 @@ def prepare(quiet: bool = False) -> Path:
             and target.stat().st_size == MODEL_BYTES:
         return target
     if paths.setting_text("RUNGS_LOCAL_MODEL"):
+        if target.is_dir():  # a folder opened as the model would fail later, in the server, with less to say
+            raise ModelFileError(f"RUNGS_LOCAL_MODEL names a folder, not a model file: {target}: point it at "
+                                 "the .gguf file inside (ls it), or unset it to use the bundled model")
         if not target.exists():
             raise ModelFileError(f"RUNGS_LOCAL_MODEL names a file that does not exist: {target}: "
+                                 "point it at a .gguf file, or unset it to use the bundled model")
+        if not target.is_file():  # a pipe or a device: the server would wait on it, or read what is no model
+            raise ModelFileError(f"RUNGS_LOCAL_MODEL names something that is not a regular file: {target}: "
                                  "point it at a .gguf file, or unset it to use the bundled model")
         return target  # a model of your own: we cannot know its hash
     target.parent.mkdir(parents=True, exist_ok=True)

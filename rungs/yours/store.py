@@ -86,6 +86,10 @@ class IndexDamaged(RungsError, RuntimeError):
     """The index is a rungs index, but its file is damaged."""
 
 
+class IndexClosed(RungsError, RuntimeError):
+    """The index was closed (``close()``) and used again: its file is fine, open it again."""
+
+
 _MAGIC = [(b"%PDF", "a PDF"), (b"PK\x03\x04", "a ZIP archive (a Word, OpenDocument or EPUB file is one)"),
           (b"\xd0\xcf\x11\xe0", "an old Office document"), (b"\x89PNG", "a PNG image"), (b"\xff\xd8\xff", "a JPEG image"),
           (b"{", "a JSON file"), (b"<", "an HTML or XML file")]
@@ -169,6 +173,9 @@ def check_target(path: Path) -> bool:
 def _said(err: Exception, path: Path) -> RungsError:
     """A SQLite error on the index, in the sentence that says what to do."""
     text = str(err).lower()
+    if isinstance(err, sqlite3.ProgrammingError) and "closed" in text:  # this handle, not the file
+        return IndexClosed(f"this index of {path} was closed (close()) and used again: its file is fine; "
+                           f"open it again, open_index({str(path)!r}), and search that one")
     if "locked" in text or "busy" in text:
         return IndexLocked(f"{path} is being written by another indexing run: wait for it to finish, then run again")
     if "readonly" in text or "read-only" in text or "unable to open" in text or "permission" in text:
