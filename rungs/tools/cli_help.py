@@ -44,10 +44,11 @@ question (do these sentences answer?) and weighs its P(yes) with how well the se
 question: below the threshold set for --coverage (the share of questions answered, 0.5 where it was
 chosen, on the handbook), « je ne sais pas ». Every decision is printed with its probability and
 where it came from. --mode pointing-lead lets the model choose the sentences and write a few words.
-what it costs: one call to the model — the local one (starts once, ~3 GB of memory) or the one
-OPENAI_BASE_URL / RUNGS_MODEL name; reading the sentences is most of it: with --mode pointing-lead
-{bundled} at the median on one thread (the portable build) for a question on
-notebooks/data/my-documents, {folder} on benchmarks/folder (measured {measured}).
+what it costs: one call to the model, one token written (the decision's yes/no question) — the local
+model (starts once, ~3 GB of memory) or the one OPENAI_BASE_URL / RUNGS_MODEL name; reading the 12
+sentences is most of it: {bundled} at the median on one thread (the portable build) for a question on
+notebooks/data/my-documents, {folder} on benchmarks/folder, in a fresh process (measured {measured}).
+--mode pointing-lead has the model write too: seconds more; --decision off, no call at all.
 
 example:
   python -m rungs ask "Avant quelle date faut-il poser ses congés d'été ?"
@@ -57,7 +58,7 @@ example:
 """
 #: Measured: ``python -m rungs ask`` in a fresh process, one thread, the server started (benchmarks/bench_folder.py
 #: --ask, results/folder.json « ask_bundled » and « ask »; benchmarks/README.md, « Your folder at real size »).
-ASK_TIME = {"bundled": "14 s", "folder": "12 s", "measured": "2026-12-02"}
+ASK_TIME = {"bundled": "13 s", "folder": "9 s", "measured": "2026-12-07"}
 #: Measured: ``python -m rungs index`` of benchmarks/folder, encoding alone (benchmarks/bench_folder.py,
 #: results/folder.json « after », « index »).
 INDEX_TIME = {"per_second": "46", "encoding": "53 s", "passages": "2,430", "measured": "2026-12-02"}
