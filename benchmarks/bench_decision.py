@@ -41,6 +41,7 @@ from rungs.lab.handbook import load_questions  # noqa: E402
 from rungs.rag import decision  # noqa: E402
 
 import bench_abstain  # noqa: E402
+import bench_modes  # noqa: E402
 from bench_modes import halves  # noqa: E402
 
 OUT = HERE / "results" / "decision.json"
@@ -153,7 +154,29 @@ def summary() -> dict:
                    | {"p": {n: float(probabilities([r], n, fitted=fits[n][1])[0][0]) for n in SIGNALS}}
                    for r in report_rows]
     out["shipped"] = shipped(fits, best, len(decide_rows))
+    out["goal"] = goal(fits, best, report_ids, questions)
     return json.loads(json.dumps(out, default=float))
+
+
+def goal(fits, best: dict, report_ids, questions) -> dict:
+    """The issue's measures for the chosen decision at its coverage (the copy shown where P ≥ the deciding half's
+    threshold, « je ne sais pas » elsewhere) beside pointing-lead's, on the reporting half and on the folder."""
+    p_decide, model = fits[best["decision"]]
+    cut = selective.threshold(p_decide, best["coverage"])
+    out = {"threshold": cut}
+    for where, qs, log in (("report", [q for q in questions if q["id"] in set(report_ids)], None),
+                           ("folder", load_questions(bench_abstain.FOLDER / "questions.jsonl"), bench_abstain.FOLDER_LOG)):
+        done = bench_abstain.stored(log) if log else bench_abstain.stored()
+        rows = {r["id"]: r for r in table(done, qs)}
+        p = dict(zip(rows, probabilities(list(rows.values()), best["decision"], fitted=model)[0]))
+        kept = [q for q in qs if q["id"] in rows]
+        copy = [bench_abstain.gated({**bench_abstain.mark(done["copy", q["id"]], q), "p": float(p[q["id"]])}, cut)
+                for q in kept]
+        lead = [bench_abstain.mark(done["pointing-lead", q["id"]], q) for q in kept]
+        right = lambda marks: {q["id"]: float(m["correct"]) for q, m in zip(kept, marks)}
+        out[where] = {"the choice": bench_modes.measures(copy), "pointing-lead": bench_modes.measures(lead),
+                      "right, the choice vs pointing-lead": metrics.paired_test(right(lead), right(copy))}
+    return out
 
 
 def risk_coverage(rows, p) -> dict:

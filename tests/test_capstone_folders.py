@@ -281,3 +281,25 @@ def test_known_items_with_one_word_titles_say_there_is_nothing_to_compare():
     got = capstone.known_items(docs, {"BM25": lambda t: ["a.md"]}, QS)
     assert got["scores"]["BM25"] == {"known": 1.0, "final": 0.5}
     assert got["text"].startswith("1 known-item questions, e.g. 'Congés payés des salariés' → a.md")
+
+
+def test_section_8_asks_a_few_of_each_kind_and_tallies_what_the_decision_said():
+    from rungs.lab import capstone
+
+    qs = [{"id": f"q{i}", "question": f"Question {i} ?", "kind": kind, "relevant": rel, "key_facts": facts}
+          for i, (kind, rel, facts) in enumerate([("unanswerable", {}, []), ("lexical", {"a.md": 2}, ["3 jours"]),
+                                                   ("unanswerable", {}, []), ("paraphrase", {"b.md": 2}, []),
+                                                   ("lexical", {"c.md": 2}, ["10 €"])])]
+    final = [q for q in qs if q["kind"] != "unanswerable"]
+    picked = capstone.abstention_sample(qs, final, each=1)
+    assert [q["id"] for q in picked] == ["q0", "q1"]  # the first unanswerable, the first markable of the final half
+    assert [q["id"] for q in capstone.abstention_sample(qs, final, each=5)] == ["q0", "q2", "q1", "q4"]
+    rows = [{"kind": "unanswerable", "status": "no answer", "right": True},
+            {"kind": "unanswerable", "status": "answered", "right": False},
+            {"kind": "lexical", "status": "answered", "right": True}]
+    assert capstone.abstention_tally(rows).splitlines() == [
+        "unanswerable: 2 asked, « je ne sais pas » to 1, right on 1",
+        "answerable: 1 asked, « je ne sais pas » to 0, right on 1"]
+    assert "add a few that nothing in the folder answers" in capstone.abstention_tally(rows[2:])
+    with pytest.raises(capstone.CapstoneError.__mro__[1]):  # a RungsError, naming what rows must be
+        capstone.abstention_tally("rows")

@@ -333,6 +333,13 @@ DOORS = {
     "capstone.known_items": lambda d: (lambda docs=d.draw(DOCUMENTS), r=d.draw(maybe(st.dictionaries(
         st.sampled_from(["BM25", "vectors"]), RUN, max_size=2), JUNK)), f=d.draw(_q()): capstone.known_items(docs, r, f),
         ("documents", "runs", "questions", "run", "ranking", "relevant", "headings", "metric", "once")),
+    "capstone.abstention_sample": lambda d: (lambda q=d.draw(_q()), f=d.draw(_q()),
+                                             n=d.draw(maybe(st.integers(1, 5), EDGES)):
+                                             capstone.abstention_sample(q, f, each=n),
+                                             ("questions", "each", "relevant", "kind", "once")),
+    "capstone.abstention_tally": lambda d: (lambda r=d.draw(maybe(st.lists(st.fixed_dictionaries(
+        {"kind": st.sampled_from(["lexical", "unanswerable"]), "status": st.sampled_from(["answered", "no answer"]),
+         "right": st.booleans()}), max_size=4), JUNK)): capstone.abstention_tally(r), ("rows",)),
     # ---- rungs.lab.questions, rungs.lab.judges
     "questions.known_item_questions": lambda d: (lambda docs=d.draw(DOCUMENTS), n=d.draw(maybe(st.integers(1, 3), EDGES)),
                                                  w=d.draw(maybe(st.integers(1, 3), EDGES)):

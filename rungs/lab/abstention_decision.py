@@ -30,7 +30,7 @@ from .abstention_summary import NoSummary
 
 #: The decisions bench_decision.py measures, in the order they are shown.
 DECISIONS = ("gate", "signals (no model)", "gate + signals")
-PARTS = ("choice", "auc", "report", "deciding", "folder", "curves", "rows", "shipped")
+PARTS = ("choice", "auc", "report", "deciding", "folder", "curves", "rows", "shipped", "goal")
 
 
 def load(path=None, *, name: str = "decision.json", parts=PARTS, bench: str = "bench_decision.py") -> dict:
@@ -171,3 +171,26 @@ def coverage_line(data: dict, coverage: float) -> str:
     among = "—" if c["right_answered"] is None else f"{c['right_answered']:.3f}"
     return (f"coverage {c['coverage']:.0%} → threshold P(right) ≥ {c['threshold']:.3f}: answers {c['answered']:.0%} "
             f"of the {c['questions']} reporting questions, right among them {among}, right of all {c['right']:.3f}")
+
+
+#: The issue's measures, in the order the goal lists them.
+GOAL = (("right", "right, of all"), ("right_answerable", "right, of the answerable"),
+        ("idk_unanswerable", "« je ne sais pas », of the unanswerable"),
+        ("wrong_idk", "« je ne sais pas », of the answerable (wrong)"),
+        ("citation_precision", "citation precision (answerable, cited)"), ("unsupported_shown", "unsupported figure shown"))
+
+
+def goal_table(data: dict) -> Table:
+    """The chosen decision at its coverage beside pointing-lead: each measure of the goal, the reporting half
+    and the folder (the handbook's threshold applied as is), and the paired test of the share right."""
+    goal = data["goal"]
+    out = [f"{'':<46} {'reporting half':>27} {'benchmarks/folder':>27}",
+           f"{'':<46} {'the choice':>13} {'pointing-lead':>13} {'the choice':>13} {'pointing-lead':>13}"]
+    for key, label in GOAL:
+        cells = [goal[w][s].get(key) for w in ("report", "folder") for s in ("the choice", "pointing-lead")]
+        out.append(f"{label:<46} " + " ".join(f"{c:>13}" if isinstance(c, int) else _or(c, 13) for c in cells))
+    for w in ("report", "folder"):
+        t = goal[w]["right, the choice vs pointing-lead"]
+        out.append(f"right, the choice − pointing-lead, {w}: {t['diff']:+.3f} [{t['ci95'][0]:+.3f}, "
+                   f"{t['ci95'][1]:+.3f}], p {t['p']:.3f}, {t['improved']} better / {t['degraded']} worse")
+    return Table("\n".join(out))

@@ -12,6 +12,7 @@ bare ``StopIteration``, ``IndexError`` or ``ZeroDivisionError``.
 - ``find_question``    notebook 09, section 5: the question ``ASKED`` names
 - ``page_scores``      notebook 09, section 6: passage MRR to the right file and to the right page
 - ``known_items``      notebook 09, section 7: known-item questions from the headings, against the final half
+- ``abstention_sample`` notebook 09, section 8: a few answerable and unanswerable questions to ask, and the tally
 
 Cost: what the retrievers' searches cost; nothing else.
 """
@@ -210,3 +211,33 @@ def known_items(documents, runs, final, *, per_document: int = 1, seed: int = 0)
         mine = "no final half" if scores[name]["final"] is None else f"{scores[name]['final']:.3f}"
         lines.append(f"  {name:<18} MRR on known-item questions {scores[name]['known']:.3f}, on your final half {mine}")
     return {"known": known, "scores": scores, "text": "\n".join(lines)}
+
+
+def abstention_sample(questions, final, *, each: int = 3) -> list[dict]:
+    """Notebook 09, section 8: the first ``each`` unanswerable questions (by id) and the first ``each`` of the
+    final half with key facts to mark: what the decision is asked, on the learner's own questions."""
+    each = check_int(each, "each", low=1, high=100)
+    questions, final = metrics.check_questions(questions), metrics.check_questions(final)
+    unanswerable = sorted((q for q in questions if q.get("kind") == "unanswerable"), key=lambda q: q["id"])
+    answerable = sorted((q for q in final if q.get("key_facts")), key=lambda q: q["id"])
+    return unanswerable[:each] + answerable[:each]
+
+
+def abstention_tally(rows) -> str:
+    """The lines notebook 09, section 8 prints from ``rows``: dicts of a question's ``kind``, its answer's
+    ``status`` and whether it is ``right``."""
+    if not isinstance(rows, list) or not all(isinstance(r, Mapping) and {"kind", "status", "right"} <= set(r)
+                                             for r in rows):
+        raise BadArgument(f"rows must be a list of dicts with kind, status and right, not {short_repr(rows)}")
+    lines = []
+    for side, pick in (("unanswerable", lambda r: r["kind"] == "unanswerable"),
+                       ("answerable", lambda r: r["kind"] != "unanswerable")):
+        mine = [r for r in rows if pick(r)]
+        if not mine:
+            lines.append(f"no {side} question to ask: "
+                         + ("add a few that nothing in the folder answers" if side == "unanswerable"
+                            else "give a few of the final half an answer and key facts"))
+            continue
+        idk = sum(r["status"] != "answered" for r in mine)
+        lines.append(f"{side}: {len(mine)} asked, « je ne sais pas » to {idk}, right on {sum(r['right'] for r in mine)}")
+    return "\n".join(lines)
