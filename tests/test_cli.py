@@ -490,3 +490,12 @@ def test_ask_with_a_shipped_decision_that_cannot_be_read_is_one_line_before_any_
         decision.shipped.cache_clear()
     assert code == 1 and err.startswith("error: the shipped decision decision.json cannot be read") and \
         err.count("\n") == 1, err
+
+
+def test_ask_at_a_tiny_coverage_does_not_say_it_answers_none(indexed, capsys):
+    # hE: --coverage 1e-300 printed « set to answer 0% of the questions », though its threshold answers the one
+    # question ranked first of those it was fitted on.
+    code, out, err = run(capsys, "ask", "Que faire d'un badge perdu ?", "--index", str(indexed), "--rung", "bm25",
+                         "--coverage", "1e-300", "--scripted-replies", json.dumps([_gate_reply(0.9)]))
+    assert code == 0, err
+    assert "set to answer 1e-300 of the questions" in out and "answer 0% of" not in out

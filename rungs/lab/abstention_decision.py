@@ -25,7 +25,7 @@ import numpy as np
 from ..core import paths
 from ..core.display import Table
 from ..core.errors import BadArgument, check_number
-from ..rag.decision import Shipped
+from ..rag.decision import Shipped, share_said
 from .abstention_summary import NoSummary
 
 #: The decisions bench_decision.py measures, in the order they are shown.
@@ -183,5 +183,5 @@ def coverage_line(data: dict, coverage: float) -> str:
     """``at_coverage`` as one line a slider prints."""
     c = at_coverage(data, coverage)
     among = "—" if c["right_answered"] is None else f"{c['right_answered']:.3f}"
-    return (f"coverage {c['coverage']:.0%} → threshold P(right) ≥ {c['threshold']:.3f}: answers {c['answered']:.0%} "
+    return (f"coverage {share_said(c['coverage'])} → threshold P(right) ≥ {c['threshold']:.3f}: answers {c['answered']:.0%} "
             f"of the {c['questions']} reporting questions, right among them {among}, right of all {c['right']:.3f}")

@@ -40,7 +40,7 @@ from ..grounding.answerer import MAX_QUESTION
 from ..grounding.replies import UnusableReply
 from ..model import EmptyCompletion, ModelError, TruncatedCompletion, default_client, estimate_tokens
 from .copying import COPY, copy
-from .decision import HANDBOOK_DECISION, check_coverage, check_hits, shipped, signals
+from .decision import HANDBOOK_DECISION, check_coverage, check_hits, share_said, shipped, signals
 from .gate import figures_of, sufficiency
 from .build import MAX_CHARS, MAX_PASSAGES, MODES, build_prompt, check_prompt, prepare_passages, schema_for
 from .pointing import MAX_SENTENCES, SENTENCES_SENT, sentences_for
@@ -207,7 +207,7 @@ def _decided(question, quotes, base, cost, *, coverage, hits) -> Answer | None:
     p, said = figures_of(verdict["p"], verdict["threshold"])
     return Answer(status=Status.NO_ANSWER, text=NO_ANSWER, cost=cost, reason=(
         f"the decision: P(the copy is right) = {p}, below {said}, the threshold that answers "
-        f"{verdict['coverage']:.0%} of the questions it was fitted on; the copy was not shown"),
+        f"{share_said(verdict['coverage'])} of the questions it was fitted on; the copy was not shown"),
         notes=tuple(base["trace"]["refused"]), **base)
 
 

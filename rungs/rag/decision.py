@@ -162,6 +162,13 @@ def shipped() -> Shipped:
     return Shipped(data)
 
 
+def share_said(coverage: float) -> str:
+    """A coverage as a message prints it: a percentage, unless that would round a share that is not 0 or 1 to
+    « 0% » or « 100% » (a coverage of 1e-300 answers the one question ranked first, not none)."""
+    shown = f"{coverage:.0%}"
+    return shown if shown not in ("0%", "100%") or coverage in (0, 1) else f"{coverage:.3g}"
+
+
 def check_coverage(coverage) -> float | None:
     """A coverage as ``answer`` takes it: a share of the questions in (0, 1], or None (the shipped one)."""
     if coverage is None:
