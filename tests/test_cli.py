@@ -472,3 +472,30 @@ def test_the_question_is_echoed_without_its_terminal_controls(tmp_path, capsys, 
                          "--passages", "1", "--mode", "free", "--scripted-replies", json.dumps([reply]))
     assert code == 0, err
     assert "\x1b" not in out and "\u202e" not in out and "question: Badge\\x1b[2J \\u202eperdu ?" in out, out
+
+
+def test_ask_with_a_shipped_decision_that_cannot_be_read_is_one_line_before_any_call(indexed, capsys, monkeypatch,
+                                                                                       tmp_path):
+    # hE: an empty (or truncated, or removed) rungs/rag/decision.json printed a JSONDecodeError traceback, after
+    # the gate's call was paid.
+    from rungs.rag import decision
+    broken = tmp_path / "decision.json"
+    broken.write_text("", encoding="utf-8")
+    monkeypatch.setattr(decision, "SHIPPED", broken)
+    decision.shipped.cache_clear()
+    try:
+        code, out, err = run(capsys, "ask", "Que faire d'un badge perdu ?", "--index", str(indexed), "--rung", "bm25",
+                             "--scripted-replies", json.dumps([_gate_reply(0.9)]))
+    finally:
+        decision.shipped.cache_clear()
+    assert code == 1 and err.startswith("error: the shipped decision decision.json cannot be read") and \
+        err.count("\n") == 1, err
+
+
+def test_ask_at_a_tiny_coverage_does_not_say_it_answers_none(indexed, capsys):
+    # hE: --coverage 1e-300 printed « set to answer 0% of the questions », though its threshold answers the one
+    # question ranked first of those it was fitted on.
+    code, out, err = run(capsys, "ask", "Que faire d'un badge perdu ?", "--index", str(indexed), "--rung", "bm25",
+                         "--coverage", "1e-300", "--scripted-replies", json.dumps([_gate_reply(0.9)]))
+    assert code == 0, err
+    assert "set to answer 1e-300 of the questions" in out and "answer 0% of" not in out

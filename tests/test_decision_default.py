@@ -133,3 +133,105 @@ def test_a_missing_decision_summary_is_one_named_error(tmp_path):
         abstention_decision.load(tmp_path / "d.json")
     with pytest.raises(abstention_decision.NoSummary, match="cannot be read"):
         abstention_decision.load(tmp_path / "missing.json")
+
+
+# Hostile inputs (hE): the decision's knobs, its file and its view, each refused by name.
+
+@pytest.mark.parametrize("hits, said_", [
+    ({"id": "a", "parts": {"keyword": 0.0}}, "hits must be"), (5, "hits must be"), ("abc", "hits must be"),
+    ({1, 2}, "hits must be"), ([None, {"id": "a"}], r"hits\[0\]"), (["a"], r"hits\[0\]"),
+    ([{"id": "a", "parts": "keyword"}], "parts"), ([{"id": "a", "parts": {"keyword": None}}], "keyword"),
+    ([{"id": "a", "parts": {"keyword": "0.3"}}], "keyword"), ([{"id": "a", "parts": {"keyword": float("nan")}}], "keyword"),
+    ([{"id": "a", "parts": {"keyword": 1j}}], "keyword")])
+def test_hits_of_odd_shapes_are_refused_by_name_before_the_gates_call(hits, said_):
+    # hE: a dict, an int, a set, a NaN keyword score… raised KeyError/TypeError after the gate's call was paid,
+    # or (NaN) read silently as « the keyword leg did not find it ».
+    client = ScriptedClient([said(0.9)])
+    with pytest.raises(BadArgument, match=said_):
+        rag.answer(ON_TOPIC, BADGE, client, hits=hits)
+    assert not client.calls
+
+
+def test_hits_as_any_iterable_of_hits_are_read_as_a_list():
+    # hE: a generator or a tuple of hits is hits too (a generator raised TypeError: not subscriptable).
+    gen = ({"id": "a", "parts": {"keyword": 0.0}} for _ in range(1))
+    out = rag.answer(ON_TOPIC, BADGE, ScriptedClient([said(0.9)]), hits=gen)
+    assert out.trace["decision"]["signals"]["keyword_found"] == 0.0
+
+
+@pytest.mark.parametrize("text", ["", "{", "\ufeff{}", None, "dir"])
+def test_a_shipped_decision_file_that_cannot_be_read_is_one_named_error_before_any_call(tmp_path, monkeypatch, text):
+    # hE: an empty, truncated or missing decision.json raised JSONDecodeError / FileNotFoundError, after the call.
+    path = tmp_path / "decision.json"
+    if text == "dir":
+        path.mkdir()
+    elif text is not None:
+        path.write_text(text, encoding="utf-8")
+    monkeypatch.setattr(rag.decision, "SHIPPED", path)
+    rag.decision.shipped.cache_clear()
+    client = ScriptedClient([said(0.9)])
+    try:
+        with pytest.raises(BadArgument, match="decision.json cannot be read"):
+            rag.answer(ON_TOPIC, BADGE, client)
+    finally:
+        rag.decision.shipped.cache_clear()
+    assert not client.calls
+
+
+def test_a_hand_edited_shipped_decision_that_would_decide_wrongly_is_refused_by_name():
+    # hE: probabilities outside [0, 1] (a threshold of 5: never answers), a bias "1" or true, no signal, a signal
+    # twice, a source that is not text: each was accepted and decided silently.
+    good = json.loads(rag.decision.SHIPPED.read_text(encoding="utf-8"))
+    fit = good["fit"]
+    for broken, said_ in (({**good, "probabilities": [5.0, 0.5, -3.0]}, "between 0 and 1"),
+                          ({**good, "probabilities": ["0.5", "0.2"]}, "probabilities"),
+                          ({**good, "fit": {**fit, "bias": "1"}}, "bias"), ({**good, "fit": {**fit, "bias": True}}, "bias"),
+                          ({**good, "fit": {**fit, "signals": [], "mean": [], "scale": [], "weights": []}}, "signals"),
+                          ({**good, "fit": {**fit, "signals": ["gate"] * 4}}, "twice"),
+                          ({**good, "source": None}, "source"), ({**good, "decision": {"a": 1}}, "decision")):
+        with pytest.raises(BadArgument, match=said_):
+            Shipped(broken)
+
+
+def test_a_decision_whose_probability_is_not_a_number_is_refused_not_shown():
+    # hE: a scale of 1e-320 with a weight of 0 gave P(right) = nan: never shown, « P = nan » in the reason.
+    good = json.loads(rag.decision.SHIPPED.read_text(encoding="utf-8"))
+    odd = Shipped({**good, "fit": {**good["fit"], "scale": [1e-320, 1, 1, 1], "weights": [0.0, 1, 1, 1]}})
+    found = {"gate": 0.9, "overlap_best": 0.5, "overlap_all": 0.5, "keyword_found": 1.0}
+    with pytest.raises(BadArgument, match="not a number"):
+        odd.judge(found)
+
+
+def test_judge_names_the_signals_it_lacks_and_takes_a_coverage_of_any_real_type():
+    # hE: judge({"gate": 0.5}) raised KeyError; threshold(np.float32(0.5)) was refused as « not a share ».
+    import numpy as np
+    from fractions import Fraction
+    with pytest.raises(BadArgument, match="overlap_best"):
+        rag.shipped().judge({"gate": 0.5})
+    with pytest.raises(BadArgument, match="signals"):
+        rag.shipped().judge(None)
+    with pytest.raises(BadArgument, match="gate"):
+        rag.shipped().judge({"gate": "0.5", "overlap_best": 0.1, "overlap_all": 0.1, "keyword_found": 1.0})
+    half = rag.shipped().threshold(0.5)
+    assert rag.shipped().threshold(np.float32(0.5)) == rag.shipped().threshold(Fraction(1, 2)) == half
+    assert rag.shipped().threshold(np.int64(1)) == -math.inf
+
+
+def test_a_study_with_no_rows_is_a_named_error_not_a_division_by_zero():
+    # hE: at_coverage on a study whose rows are empty raised ZeroDivisionError; a row without its P, KeyError.
+    data = abstention_decision.load()
+    with pytest.raises(abstention_decision.NoSummary, match="rows"):
+        abstention_decision.at_coverage({**data, "rows": []}, 0.5)
+    with pytest.raises(abstention_decision.NoSummary, match="rows"):
+        abstention_decision.at_coverage({**data, "rows": [{"p": {}}]}, 0.5)
+
+
+def test_signals_name_quotes_without_text_and_a_gate_that_is_not_a_probability():
+    # hE: signals(q, "abc", …) raised AttributeError, a quote without "text" KeyError; a gate_p of 2.0 or "0.9"
+    # was read as a probability.
+    for quotes, gate_p, said_ in (("abc", 0.5, "quotes"), ([{"source": "a"}], 0.5, r"quotes\[0\]"),
+                                  ([{"text": None}], 0.5, r"quotes\[0\]"), ([{"text": "x"}], 2.0, "gate_p"),
+                                  ([{"text": "x"}], "0.9", "gate_p"), ([{"text": "x"}], float("nan"), "gate_p")):
+        with pytest.raises(BadArgument, match=said_):
+            rag.decision.signals(ON_TOPIC, quotes, gate_p)
+    assert rag.decision.signals(ON_TOPIC, [], None)["gate"] == rag.decision.UNKNOWN_GATE

@@ -62,3 +62,22 @@ def test_bad_rows_and_labels_are_named():
         selective.fit([[1.0], [2.0]], [1, 0], ["a", "b"])
     with pytest.raises(BadArgument, match="signals"):
         selective.fit([[1.0], [2.0]], [1, 0], ["a"]).probability([[1.0, 2.0]])
+
+
+def test_hostile_knobs_are_named_not_raw():
+    # hE: seed "x" / -1 / 0.5 raised numpy's TypeError/ValueError; folds=np.int64(2) was refused as « not 2 »;
+    # numbers written as text were read as numbers; a constant 1e308 column gave a scale of inf (not JSON).
+    x, y = planted(40)
+    for seed in ("x", -1, 0.5, None):
+        with pytest.raises(BadArgument, match="seed"):
+            selective.cross_fitted(x, y, ["a", "b", "c"], folds=2, seed=seed)
+    assert len(selective.cross_fitted(x, y, ["a", "b", "c"], folds=np.int64(2))) == 40
+    with pytest.raises(BadArgument, match="rows"):
+        selective.fit([["0.1", "0.2"]] * 4, [0, 1, 1, 0], ["a", "b"])
+    with pytest.raises(BadArgument, match="scores"):
+        selective.auc(["0.1", "0.9"], [0, 1])
+    with pytest.raises(BadArgument, match="names"):
+        selective.fit(x, y, ["a", "a", "b"])
+    with pytest.raises(BadArgument, match="rows"):
+        selective.fit([[1e308], [-1e308], [0.0], [1.0]], [0, 1, 0, 1], ["a"])
+    assert selective.threshold([0.1, 0.9], np.float32(0.5)) == 0.9

@@ -19,16 +19,23 @@ import math
 
 import numpy as np
 
-from ..core.errors import BadArgument
+from ..core.errors import BadArgument, check_number
+
+
+def _floats(values) -> np.ndarray:
+    # numpy reads "0.5" as 0.5: a number written as text (a hand-edited file) is named, not read
+    if np.asarray(values).dtype.kind in "USa":
+        raise BadArgument("text, not numbers")  # caught by the caller, which names the argument
+    return np.asarray(values, dtype=float)
 
 
 def rows_of(rows, name: str = "rows") -> np.ndarray:
     """Rows of finite numbers, one row a question, as a float matrix; anything else refused by name."""
     try:
-        x = np.asarray(rows, dtype=float)
+        x = _floats(rows)
     except (TypeError, ValueError):
         raise BadArgument(f"{name} must be rows of numbers, one row a question") from None
-    if x.ndim != 2 or not len(x) or not np.isfinite(x).all():
+    if x.ndim != 2 or not len(x) or not x.shape[1] or not np.isfinite(x).all():
         raise BadArgument(f"{name} must be a non-empty table of finite numbers, one row a question")
     return x
 
@@ -45,7 +52,11 @@ class Decision:
         x = rows_of(rows)
         if x.shape[1] != len(self.names):
             raise BadArgument(f"rows must hold {len(self.names)} signals ({', '.join(self.names)}), not {x.shape[1]}")
-        z = ((x - self.mean) / self.scale) @ self.weights + self.bias
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):  # an overflow is named just below
+            z = ((x - self.mean) / self.scale) @ self.weights + self.bias
+        if not np.isfinite(z).all():  # NaN is never at or above a threshold, inf an overflow: both decide silently
+            raise BadArgument("the decision's P(right) is not a number for these signals: its mean, scale or weights "
+                              "overflow (a scale far below the signals' spread?); fit it again")
         return 1 / (1 + np.exp(-np.clip(z, -30, 30)))
 
     def to_dict(self) -> dict:
@@ -58,17 +69,19 @@ class Decision:
         if not isinstance(data, dict) or not {"signals", "mean", "scale", "weights", "bias"} <= set(data):
             raise BadArgument("a decision is a dict of signals, mean, scale, weights and bias")
         names, mean, scale, weights, bias = (data[k] for k in ("signals", "mean", "scale", "weights", "bias"))
-        n = len(names_of(names, len(names) if isinstance(names, list) else -1))
+        if not isinstance(names, (list, tuple)):
+            raise BadArgument(f"a decision's signals must be a list of their names, not {type(names).__name__}")
+        n = len(names_of(names, len(names)))
         mean, scale, weights = (numbers_of(v, k, n) for v, k in ((mean, "mean"), (scale, "scale"), (weights, "weights")))
         if (scale <= 0).any():
             raise BadArgument("a decision's scales must be above 0")
-        return cls(names, mean, scale, weights, float(numbers_of([bias], "bias", 1)[0]))
+        return cls(names, mean, scale, weights, check_number(bias, "a decision's bias"))
 
 
 def numbers_of(values, name: str, length: int | None = None) -> np.ndarray:
     """One finite number a question, as a float vector; anything else refused by name."""
     try:
-        v = np.asarray(values, dtype=float)
+        v = _floats(values)
     except (TypeError, ValueError):
         raise BadArgument(f"{name} must be numbers, one a question") from None
     if v.ndim != 1 or not np.isfinite(v).all() or (length is not None and len(v) != length):
@@ -79,13 +92,20 @@ def numbers_of(values, name: str, length: int | None = None) -> np.ndarray:
 def names_of(names, n: int) -> list[str]:
     if not isinstance(names, (list, tuple)) or len(names) != n or not all(isinstance(x, str) for x in names):
         raise BadArgument(f"names must be a list naming the {n} signals, one a column")
+    if not names:
+        raise BadArgument("names must name at least one of the signals: a decision on none says the same to "
+                          "every question")
+    twice = sorted({x for x in names if names.count(x) > 1})
+    if twice:
+        raise BadArgument(f"names must name each signal once, not {', '.join(twice)} twice")
     return list(names)
 
 
 def threshold(probabilities, coverage: float) -> float:
     """The probability at or above which ``coverage`` of these questions are answered (1.0: all of them)."""
-    if isinstance(coverage, bool) or not isinstance(coverage, (int, float)) or not 0 < coverage <= 1:
-        raise BadArgument(f"coverage must be a share of the questions, above 0 and at most 1, not {coverage!r}")
+    # Any real number (a numpy float, a Fraction) is a coverage: the check names NaN, a bool, a string.
+    coverage = check_number(coverage, "coverage (the share of the questions to answer)", low=0.0, high=1.0,
+                            low_open=True)
     p = np.sort(numbers_of(probabilities, "probabilities"))[::-1]
     if not len(p):
         raise BadArgument("threshold needs the probabilities of at least one question")

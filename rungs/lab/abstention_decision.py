@@ -25,7 +25,7 @@ import numpy as np
 from ..core import paths
 from ..core.display import Table
 from ..core.errors import BadArgument, check_number
-from ..rag.decision import Shipped
+from ..rag.decision import Shipped, share_said
 from .abstention_summary import NoSummary
 
 #: The decisions bench_decision.py measures, in the order they are shown.
@@ -156,7 +156,7 @@ def at_coverage(data: dict, coverage: float) -> dict:
     of all (a « je ne sais pas » is right on a question no page answers)."""
     coverage = check_number(coverage, "coverage", low=0.0, high=1.0, low_open=True)
     shipped = Shipped(data["shipped"])
-    cut, rows = shipped.threshold(coverage), data["rows"]
+    cut, rows = shipped.threshold(coverage), _rows(data, shipped.name)
     shown = [r["p"][shipped.name] >= cut for r in rows]
     answered = [r for r, s in zip(rows, shown) if s]
     right = sum(r["right"] if s else not r["answerable"] for r, s in zip(rows, shown))
@@ -165,11 +165,25 @@ def at_coverage(data: dict, coverage: float) -> dict:
             "right": right / len(rows), "questions": len(rows)}
 
 
+def _rows(data: dict, name: str) -> list[dict]:
+    """The study's reporting rows, each with its P under ``name``, right and answerable; else one ``NoSummary``."""
+    rows = data.get("rows") if isinstance(data, dict) else None
+    if not isinstance(rows, list) or not rows:
+        raise NoSummary("the study's rows are missing or empty: run benchmarks/bench_decision.py (no model)")
+    for i, r in enumerate(rows):
+        p = r.get("p") if isinstance(r, dict) else None
+        if not (isinstance(p, dict) and name in p and {"right", "answerable"} <= set(r)):
+            raise NoSummary(f"the study's rows[{i}] has no P under « {name} », right and answerable: run "
+                            "benchmarks/bench_decision.py (no model)")
+        check_number(p[name], f"the study's rows[{i}]['p'][{name!r}]")  # a NaN P is never shown: named instead
+    return rows
+
+
 def coverage_line(data: dict, coverage: float) -> str:
     """``at_coverage`` as one line a slider prints."""
     c = at_coverage(data, coverage)
     among = "—" if c["right_answered"] is None else f"{c['right_answered']:.3f}"
-    return (f"coverage {c['coverage']:.0%} → threshold P(right) ≥ {c['threshold']:.3f}: answers {c['answered']:.0%} "
+    return (f"coverage {share_said(c['coverage'])} → threshold P(right) ≥ {c['threshold']:.3f}: answers {c['answered']:.0%} "
             f"of the {c['questions']} reporting questions, right among them {among}, right of all {c['right']:.3f}")
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.errors import BadArgument
+from ..core.errors import BadArgument, check_int
 from ..grounding.deciding import Decision, names_of, numbers_of, rows_of, threshold  # noqa: F401 (threshold: the lab's door too)
 
 #: The ridge on the standardised weights: enough to keep a separable fold finite, too little to matter otherwise.
@@ -39,7 +39,10 @@ def fit(rows, right, names) -> Decision:
     """P(right) by logistic regression on standardised signals (``names`` says which column is which)."""
     x = rows_of(rows)
     y, names = _labels(right, len(x)), names_of(names, x.shape[1])
-    mean, scale = x.mean(axis=0), x.std(axis=0)
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is named just below
+        mean, scale = x.mean(axis=0), x.std(axis=0)
+    if not (np.isfinite(mean).all() and np.isfinite(scale).all()):
+        raise BadArgument("rows hold numbers too large to standardise (their mean or spread overflows): rescale them")
     scale[scale == 0] = 1.0  # a constant signal says nothing: its weight stays 0
     z = np.hstack([(x - mean) / scale, np.ones((len(x), 1))])
     w = np.zeros(z.shape[1])
@@ -59,9 +62,9 @@ def cross_fitted(rows, right, names, *, folds: int = 5, seed: int = 0) -> np.nda
     """Every row's P(right) from a model fitted on the other folds: a score the row never helped to make."""
     x = rows_of(rows)
     y, names = _labels(right, len(x)), names_of(names, x.shape[1])
-    if isinstance(folds, bool) or not isinstance(folds, int) or not 2 <= folds <= len(x):
-        raise BadArgument(f"folds must be between 2 and the number of rows ({len(x)}), not {folds}")
-    order = np.random.default_rng(seed).permutation(len(x))
+    folds = check_int(folds, f"folds (from 2 to the number of rows, {len(x)})", low=2, high=len(x))
+    # A seed, always: None would draw the folds afresh each run, and the study would not repeat.
+    order = np.random.default_rng(check_int(seed, "seed", low=0)).permutation(len(x))
     out = np.empty(len(x))
     for k in range(folds):
         held = order[k::folds]

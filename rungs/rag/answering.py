@@ -40,7 +40,7 @@ from ..grounding.answerer import MAX_QUESTION
 from ..grounding.replies import UnusableReply
 from ..model import EmptyCompletion, ModelError, TruncatedCompletion, default_client, estimate_tokens
 from .copying import COPY, copy
-from .decision import HANDBOOK_DECISION, check_coverage, shipped, signals
+from .decision import HANDBOOK_DECISION, check_coverage, check_hits, share_said, shipped, signals
 from .gate import figures_of, sufficiency
 from .build import MAX_CHARS, MAX_PASSAGES, MODES, build_prompt, check_prompt, prepare_passages, schema_for
 from .pointing import MAX_SENTENCES, SENTENCES_SENT, sentences_for
@@ -70,15 +70,18 @@ DEFAULT_GATE: float | None = None
 FENCES = ("<extrait", "</extrait>")
 
 
-def _decision(decision, mode: str) -> str | None:
-    """``decision`` as ``answer`` applies it: « auto » read for the mode, the copy's only, refused by name else."""
+def _decision(decision, mode: str, hits):
+    """``decision`` as ``answer`` applies it: « auto » read for the mode, the copy's only, refused by name else;
+    with the hits it reads as a list, and the shipped fit read, before the gate's call is paid."""
     if decision is not None and (not isinstance(decision, str) or decision not in DECISIONS):
         raise BadArgument(f"decision must be one of 'auto', 'handbook' or None (off), not {decision!r}"[:200])
     decision = (HANDBOOK_DECISION if mode == COPY else None) if decision == AUTO else decision
     if decision is not None and mode != COPY:
         raise BadArgument(f"decision={decision!r} is fitted on the copy's answers (mode='copy'); the model's modes "
                           "say « je ne sais pas » by their own « aucune », or behind the gate (gate=…)")
-    return decision
+    if decision is not None:
+        hits, _ = check_hits(hits), shipped()
+    return decision, hits
 
 
 def _check_knobs(question, mode, attempts, max_tokens, sentences_sent, flags, prompt, on_event, gate, coverage):
@@ -123,7 +126,7 @@ def answer(question: str, passages: list[dict], client=None, *, mode: str = DEFA
     gate, coverage = _check_knobs(question, mode, attempts, max_tokens, sentences_sent, {
         "no_answer_rule": no_answer_rule, "constrain": constrain, "check_figures": check_figures}, prompt, on_event,
         gate, coverage)
-    decision = _decision(decision, mode)
+    decision, hits = _decision(decision, mode, hits)
     sent = prepare_passages(passages if passages is not None else [], max_passages, max_chars)
     texts = {p["id"]: p["text"] for p in sent}
     trace = {"mode": mode, "prompt": None, "replies": [], "refused": [], "repairs": 0, "fences": FENCES}
@@ -204,7 +207,7 @@ def _decided(question, quotes, base, cost, *, coverage, hits) -> Answer | None:
     p, said = figures_of(verdict["p"], verdict["threshold"])
     return Answer(status=Status.NO_ANSWER, text=NO_ANSWER, cost=cost, reason=(
         f"the decision: P(the copy is right) = {p}, below {said}, the threshold that answers "
-        f"{verdict['coverage']:.0%} of the questions it was fitted on; the copy was not shown"),
+        f"{share_said(verdict['coverage'])} of the questions it was fitted on; the copy was not shown"),
         notes=tuple(base["trace"]["refused"]), **base)
 
 

@@ -30,10 +30,11 @@ microseconds.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from pathlib import Path
 
-from ..core.errors import BadArgument, check_number
+from ..core.errors import BadArgument, check_number, short_repr
 from ..core.text import tokenise
 from ..grounding.deciding import Decision, numbers_of, threshold
 
@@ -50,21 +51,63 @@ def signals(question: str, quotes, gate_p: float | None, hits=None) -> dict:
     """One question's signals (``SIGNALS``) from what the copy shows (``quotes``: dicts or ``Quote``s with a
     text), the gate's P(yes) (None: it could not tell) and the retriever's hits, best first (None: not known)."""
     words = set(tokenise(question, stopwords=True, stem=True))
-    said = [set(tokenise(q["text"] if isinstance(q, dict) else q.text, stopwords=True, stem=True)) for q in quotes]
+    said = [set(tokenise(_text(q, i), stopwords=True, stem=True)) for i, q in enumerate(_quotes(quotes))]
     share = lambda found: len(words & found) / len(words) if words else 0.0
-    return {"gate": UNKNOWN_GATE if gate_p is None else float(gate_p),
+    gate_p = UNKNOWN_GATE if gate_p is None else check_number(gate_p, "gate_p (the gate's P(yes))", low=0.0, high=1.0)
+    return {"gate": gate_p,
             "overlap_best": max((share(s) for s in said), default=0.0),
             "overlap_all": share(set().union(*said)) if said else 0.0,
             "keyword_found": keyword_found(hits)}
 
 
+def _quotes(quotes) -> list:
+    if isinstance(quotes, (str, bytes, Mapping)) or not isinstance(quotes, Iterable):
+        raise BadArgument(f"quotes must be a list of what the copy shows, not {type(quotes).__name__}")
+    return list(quotes)
+
+
+def _text(quote, i: int) -> str:
+    text = quote.get("text") if isinstance(quote, Mapping) else getattr(quote, "text", None)
+    if not isinstance(text, str):
+        raise BadArgument(f"quotes[{i}] must be a Quote or a dict with a 'text', not {short_repr(quote)}")
+    return text
+
+
 def keyword_found(hits) -> float:
     """1.0 if the keyword leg scored the top hit (a hybrid's ``parts``), or the retriever does not say; else 0.0."""
+    hits = check_hits(hits)
     if not hits:
         return 1.0
-    top = hits[0]
-    parts = (top.get("parts") if isinstance(top, dict) else getattr(top, "parts", None)) or {}
+    parts = _parts(hits[0])
     return float(parts["keyword"] > 0) if "keyword" in parts else 1.0
+
+
+def check_hits(hits) -> list | None:
+    """The retriever's hits as the decision reads them: None (not known), or a list — any iterable of ``Hit``s
+    or dicts, best first — whose top hit's ``parts``, if any, is a mapping with a finite « keyword » score."""
+    if hits is None:
+        return None
+    if isinstance(hits, (str, bytes, Mapping, set, frozenset)) or not isinstance(hits, Iterable):
+        raise BadArgument(f"hits must be the retriever's hits, best first (a list of Hits or dicts), not "
+                          f"{type(hits).__name__} {short_repr(hits)}")
+    hits = list(hits)
+    for i, hit in enumerate(hits):
+        if not isinstance(hit, Mapping) and not hasattr(hit, "parts"):
+            raise BadArgument(f"hits[{i}] must be a hit (a rungs Hit, or a dict with an id), not "
+                              f"{type(hit).__name__} {short_repr(hit)}")
+    if hits:
+        parts = _parts(hits[0])
+        if "keyword" in parts:
+            check_number(parts["keyword"], "hits[0]'s parts['keyword'] (the keyword leg's score)")
+    return hits
+
+
+def _parts(hit) -> Mapping:
+    parts = (hit.get("parts") if isinstance(hit, Mapping) else getattr(hit, "parts", None)) or {}
+    if not isinstance(parts, Mapping):
+        raise BadArgument(f"hits[0]'s parts must be a dict of each leg's score, not {type(parts).__name__} "
+                          f"{short_repr(parts)}")
+    return parts
 
 
 class Shipped:
@@ -79,8 +122,14 @@ class Shipped:
                               f"(not {', '.join(missing)})")
         self.fit = Decision.from_dict(data["fit"])
         self.probabilities = numbers_of(data["probabilities"], "probabilities")
+        if ((self.probabilities < 0) | (self.probabilities > 1)).any():  # a threshold of 5 would never answer
+            raise BadArgument("a shipped decision's probabilities must be between 0 and 1, one a question it was "
+                              "fitted on")
         self.coverage = check_number(data["coverage"], "coverage", low=0.0, high=1.0)
-        self.source, self.name = str(data["source"]), str(data["decision"])
+        for key in ("source", "decision"):
+            if not isinstance(data[key], str):
+                raise BadArgument(f"a shipped decision's {key} is text, not {type(data[key]).__name__}")
+        self.source, self.name = data["source"], data["decision"]
         if not set(self.fit.names) <= set(SIGNALS):
             raise BadArgument(f"a shipped decision reads some of the signals {', '.join(SIGNALS)}, not {self.fit.names}")
 
@@ -90,9 +139,13 @@ class Shipped:
 
     def judge(self, found: dict, coverage: float | None = None) -> dict:
         """The decision on one question's signals: ``{"p", "threshold", "coverage", "answer", "signals", ...}``."""
-        coverage = self.coverage if coverage is None else coverage
+        coverage = self.coverage if coverage is None else check_coverage(coverage)
         cut = self.threshold(coverage)
-        p = float(self.fit.probability([[found[s] for s in self.fit.names]])[0])
+        missing = [s for s in self.fit.names if not isinstance(found, Mapping) or s not in found]
+        if missing:
+            raise BadArgument(f"judge needs the signals {', '.join(self.fit.names)} (a dict), not without "
+                              f"{', '.join(missing)}")
+        p = float(self.fit.probability([[check_number(found[s], f"the signal {s}") for s in self.fit.names]])[0])
         return {"p": p, "threshold": cut, "coverage": coverage, "answer": p >= cut, "signals": dict(found),
                 "decision": self.name, "source": self.source}
 
@@ -100,7 +153,20 @@ class Shipped:
 @lru_cache(maxsize=1)
 def shipped() -> Shipped:
     """The decision that ships with the package (read once)."""
-    return Shipped(json.loads(SHIPPED.read_text(encoding="utf-8")))
+    try:
+        data = json.loads(SHIPPED.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as err:  # a package data file removed or hand-edited
+        raise BadArgument(f"the shipped decision {SHIPPED.name} cannot be read ({type(err).__name__}): reinstall "
+                          "rungs, or write it again with benchmarks/bench_decision.py (no model); or decision=None"
+                          ) from None
+    return Shipped(data)
+
+
+def share_said(coverage: float) -> str:
+    """A coverage as a message prints it: a percentage, unless that would round a share that is not 0 or 1 to
+    « 0% » or « 100% » (a coverage of 1e-300 answers the one question ranked first, not none)."""
+    shown = f"{coverage:.0%}"
+    return shown if shown not in ("0%", "100%") or coverage in (0, 1) else f"{coverage:.3g}"
 
 
 def check_coverage(coverage) -> float | None:

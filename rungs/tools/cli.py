@@ -346,6 +346,7 @@ def _print_answer(answer, store, args, streamed: bool) -> None:
 def _print_decisions(answer, args) -> None:
     """The gate's and the decision's verdicts, whichever way they went, each with its probability and threshold."""
     from ..core.display import safe_text
+    from ..rag.decision import share_said
     from ..rag.gate import figures_of
 
     gate, decided = answer.trace.get("gate"), answer.trace.get("decision")
@@ -361,7 +362,7 @@ def _print_decisions(answer, args) -> None:
         p, threshold = figures_of(decided["p"], decided["threshold"])
         went = "the sentences are shown" if decided["answer"] else "below it: « je ne sais pas »"
         print(f"decision: P(the copy is right) = {p}, threshold {threshold} (set to answer "
-              f"{decided['coverage']:.0%} of the questions it was fitted on): {went}")
+              f"{share_said(decided['coverage'])} of the questions it was fitted on): {went}")
         print(safe_text(f"          from {decided['source']}; on your own folder it is applied as is"))
 
 
