@@ -103,6 +103,10 @@ def run_notebook(monkeypatch, tmp_path: Path, folder: Path, questions: Path, ask
     """Every code cell of notebook 09, in order, on ``folder``: what it printed (or the first cell's error,
     annotated with the cell's number among the code cells)."""
     monkeypatch.setattr(folder_index, "_default_encoder", Letters)
+    from rungs.exercises import n09
+    # The notebook hands its index to the exercises (n09.use) and closes it at the end: the exercises of the
+    # tests that follow must check the committed folder again, not an index closed here.
+    monkeypatch.setattr(n09, "_IN_USE", {})
     before = listing(folder)
     namespace = {"LEARNER": {"FOLDER": folder, "QUESTIONS": questions, "ASKED": asked,
                              "INDEX": tmp_path / "index" / "index.sqlite", "llm": Behaving("faithful")}}
