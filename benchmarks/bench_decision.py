@@ -120,7 +120,9 @@ def reporting(fits, report_rows, decision, coverage) -> tuple[dict, float, float
 def summary() -> dict:
     questions = load_questions()
     decide_ids, report_ids = halves(questions)
-    rows = {r["id"]: r for r in table(bench_abstain.stored(), questions)}
+    done = bench_abstain.stored()  # the stored runs, read once: every reading below is of these
+    on_folder = stored_folder()
+    rows = {r["id"]: r for r in table(done, questions)}
     decide_rows, report_rows = [rows[i] for i in decide_ids], [rows[i] for i in report_ids]
     choice = choose(decide_rows, [q for q in questions if q["id"] in set(decide_ids)])
     best = choice["best"]
@@ -146,7 +148,7 @@ def summary() -> dict:
     out["deciding"] = {"pointing-lead": float(np.mean([r["model_right"] for r in decide_rows])),
                        "copy": float(np.mean([r["right"] for r in decide_rows]))}
     out["report"]["copy"] = {"right": float(np.mean(list(floor.values())))}
-    out["folder"] = folder(fits)
+    out["folder"] = folder(fits, on_folder[2])
     out["curves"] = {"decide": curves(decide_rows, {n: probabilities(decide_rows, n, cross=True)[0] for n in SIGNALS}),
                      "report": curves(report_rows, {n: probabilities(report_rows, n, fitted=fits[n][1])[0]
                                                     for n in SIGNALS})}
@@ -154,20 +156,27 @@ def summary() -> dict:
                    | {"p": {n: float(probabilities([r], n, fitted=fits[n][1])[0][0]) for n in SIGNALS}}
                    for r in report_rows]
     out["shipped"] = shipped(fits, best, len(decide_rows))
-    out["goal"] = goal(fits, best, report_ids, questions)
+    out["goal"] = goal(fits, best, {"report": ([q for q in questions if q["id"] in set(report_ids)], done,
+                                               report_rows), "folder": on_folder})
     return json.loads(json.dumps(out, default=float))
 
 
-def goal(fits, best: dict, report_ids, questions) -> dict:
+def stored_folder() -> tuple[list[dict], dict, list[dict]]:
+    """benchmarks/folder's questions, its stored runs and their rows of signals, read once."""
+    questions = load_questions(bench_abstain.FOLDER / "questions.jsonl")
+    done = bench_abstain.stored(bench_abstain.FOLDER_LOG)
+    return questions, done, table(done, questions)
+
+
+def goal(fits, best: dict, where_read: dict) -> dict:
     """The issue's measures for the chosen decision at its coverage (the copy shown where P ≥ the deciding half's
-    threshold, « je ne sais pas » elsewhere) beside pointing-lead's, on the reporting half and on the folder."""
+    threshold, « je ne sais pas » elsewhere) beside pointing-lead's, on the reporting half and on the folder
+    (``where_read``: each one's questions, stored runs and rows of signals)."""
     p_decide, model = fits[best["decision"]]
     cut = selective.threshold(p_decide, best["coverage"])
     out = {"threshold": cut}
-    for where, qs, log in (("report", [q for q in questions if q["id"] in set(report_ids)], None),
-                           ("folder", load_questions(bench_abstain.FOLDER / "questions.jsonl"), bench_abstain.FOLDER_LOG)):
-        done = bench_abstain.stored(log) if log else bench_abstain.stored()
-        rows = {r["id"]: r for r in table(done, qs)}
+    for where, (qs, done, table_rows) in where_read.items():
+        rows = {r["id"]: r for r in table_rows}
         p = dict(zip(rows, probabilities(list(rows.values()), best["decision"], fitted=model)[0]))
         kept = [q for q in qs if q["id"] in rows]
         copy = [bench_abstain.gated({**bench_abstain.mark(done["copy", q["id"]], q), "p": float(p[q["id"]])}, cut)
@@ -213,10 +222,8 @@ def shipped(fits, best: dict, n: int) -> dict:
                       f"{best['coverage']:g}, chosen by tuning.choose (benchmarks/bench_decision.py)"}
 
 
-def folder(fits) -> dict:
-    """The folder's questions, the handbook's fit and threshold (``fits``): each decision's AUC and share right."""
-    questions = load_questions(bench_abstain.FOLDER / "questions.jsonl")
-    rows = table(bench_abstain.stored(bench_abstain.FOLDER_LOG), questions)
+def folder(fits, rows: list[dict]) -> dict:
+    """The folder's rows of signals, the handbook's fit and threshold (``fits``): each decision's AUC and share right."""
     out = {"questions": len(rows)}
     for name in SIGNALS:
         p_decide, model = fits[name]

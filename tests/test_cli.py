@@ -419,17 +419,23 @@ def test_ask_gate_prints_enough_digits_never_to_contradict_its_decision(indexed,
     assert code == 0 and "= 0.4999, threshold 0.5000: below it" in out, out
 
 
-def test_what_documents_and_the_model_say_is_printed_without_its_terminal_controls(tmp_path, capsys, monkeypatch):
-    """Finding: an indexed file holding « \\x1b[2J » cleared the learner's screen when `ask` or `search` printed it."""
-    from rungs.yours.index import open_index
-
+def _one_file_indexed(tmp_path, monkeypatch, capsys, text: str):
+    """A folder of one Markdown file holding ``text``, indexed (no vectors): its path."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     monkeypatch.delenv("RUNGS_SCRIPTED_REPLIES", raising=False)
     root = tmp_path / "docs"
     root.mkdir()
-    (root / "badge.md").write_text("# Badge\x1b[2J perdu\n\nUn badge perdu se signale à l'accueil\x1b[31m, "
-                                   "sans délai.\x9b\n", encoding="utf-8")
+    (root / "badge.md").write_text(text, encoding="utf-8")
     assert run(capsys, "index", str(root), "--no-vectors")[0] == 0
+    return root
+
+
+def test_what_documents_and_the_model_say_is_printed_without_its_terminal_controls(tmp_path, capsys, monkeypatch):
+    """Finding: an indexed file holding « \\x1b[2J » cleared the learner's screen when `ask` or `search` printed it."""
+    from rungs.yours.index import open_index
+
+    root = _one_file_indexed(tmp_path, monkeypatch, capsys, "# Badge\x1b[2J perdu\n\nUn badge perdu se signale "
+                             "à l'accueil\x1b[31m, sans délai.\x9b\n")
     question = "Que faire d'un badge perdu ?"
     code, out, err = run(capsys, "search", question, "--index", str(root), "--rung", "bm25", "--passages")
     assert code == 0 and "\x1b" not in out and "\x9b" not in out and "\\x1b" in out, out
@@ -444,13 +450,8 @@ def test_what_documents_and_the_model_say_is_printed_without_its_terminal_contro
 
 def test_bidi_controls_from_documents_and_the_model_are_printed_as_escapes(tmp_path, capsys, monkeypatch):
     """Finding (issue 43): a right-to-left override (U+202E) in a document or a reply reordered the printed line."""
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    monkeypatch.delenv("RUNGS_SCRIPTED_REPLIES", raising=False)
-    root = tmp_path / "docs"
-    root.mkdir()
-    (root / "badge.md").write_text("# Badge \u202eudrep\u202c\n\nUn badge perdu se signale à l'accueil\u2067, "
-                                   "sans délai\u200f.\n", encoding="utf-8")
-    assert run(capsys, "index", str(root), "--no-vectors")[0] == 0
+    root = _one_file_indexed(tmp_path, monkeypatch, capsys, "# Badge \u202eudrep\u202c\n\nUn badge perdu se "
+                             "signale à l'accueil\u2067, sans délai\u200f.\n")
     code, out, err = run(capsys, "search", "badge perdu", "--index", str(root), "--rung", "bm25", "--passages")
     assert code == 0 and not any(c in out for c in "\u202e\u202c\u2067\u200f"), out
     assert "Badge \\u202eudrep\\u202c" in out

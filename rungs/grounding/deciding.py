@@ -101,11 +101,16 @@ def names_of(names, n: int) -> list[str]:
     return list(names)
 
 
+def check_coverage(coverage) -> float:
+    """A coverage — the share of the questions to answer, in (0, 1] — as the float it stands for: any real
+    number (a numpy float, a Fraction) is one; NaN, a bool, a string are named."""
+    return check_number(coverage, "coverage (the share of the questions to answer)", low=0.0, high=1.0,
+                        low_open=True)
+
+
 def threshold(probabilities, coverage: float) -> float:
     """The probability at or above which ``coverage`` of these questions are answered (1.0: all of them)."""
-    # Any real number (a numpy float, a Fraction) is a coverage: the check names NaN, a bool, a string.
-    coverage = check_number(coverage, "coverage (the share of the questions to answer)", low=0.0, high=1.0,
-                            low_open=True)
+    coverage = check_coverage(coverage)
     p = np.sort(numbers_of(probabilities, "probabilities"))[::-1]
     if not len(p):
         raise BadArgument("threshold needs the probabilities of at least one question")

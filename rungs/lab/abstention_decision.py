@@ -25,6 +25,7 @@ import numpy as np
 from ..core import paths
 from ..core.display import Table
 from ..core.errors import BadArgument, check_number
+from ..grounding.deciding import check_coverage
 from ..rag.decision import Shipped, share_said
 from .abstention_summary import NoSummary
 
@@ -154,7 +155,7 @@ def at_coverage(data: dict, coverage: float) -> dict:
     """What the shipped decision does on the reporting half at ``coverage``, from stored probabilities: its
     threshold (read from the deciding half, as ``ask`` reads it), the share answered, right among them, right
     of all (a « je ne sais pas » is right on a question no page answers)."""
-    coverage = check_number(coverage, "coverage", low=0.0, high=1.0, low_open=True)
+    coverage = check_coverage(coverage)
     shipped = Shipped(data["shipped"])
     cut, rows = shipped.threshold(coverage), _rows(data, shipped.name)
     shown = [r["p"][shipped.name] >= cut for r in rows]

@@ -176,10 +176,10 @@ def _copied(question, sent, sentences_sent, base, client, gate, collection, deci
             client = check_client(client) if client is not None else default_client()
         except ModelError as err:
             return _failed(Status.UNAVAILABLE, err, base, None)
-        cost, closed = _gate(client, "pointing", gate, question, sent, numbered, collection, base, "nothing was copied")
+        cost, closed, failed = _gate(client, "pointing", gate, question, sent, numbered, collection, base,
+                                     "nothing was copied")
         if closed is not None:
             return closed
-        failed = base["trace"].pop("gate_failed", None)
         if failed is not None:  # no answer's call follows to say the model is down: the gate's failure says it
             return _failed(Status.UNAVAILABLE, failed, base, None).with_(cost=cost)
     if deciding is not None and out["quotes"]:
@@ -213,29 +213,28 @@ def _decided(question, quotes, base, cost, *, coverage, hits) -> Answer | None:
 
 def _gated(asker, threshold: float, question, sent, numbered, collection, base) -> Answer | None:
     """The gate before the answer's call: « je ne sais pas » without that call below the threshold, else None."""
-    cost, closed = _gate(asker.client, asker.mode, threshold, question, sent, numbered or None, collection, base,
-                         "the answer was not asked for", notes=False)
-    base["trace"].pop("gate_failed", None)  # the answer's own call says what failed
+    cost, closed, _ = _gate(asker.client, asker.mode, threshold, question, sent, numbered or None, collection, base,
+                            "the answer was not asked for", notes=False)  # a failed call: the answer's own says so
     asker.cost += cost
     return None if closed is None else closed.with_(cost=asker.cost)
 
 
 def _gate(client, mode, threshold, question, sent, numbered, collection, base, skipped, notes=True):
     """The gate's one question, its verdict in the trace: (its cost, « je ne sais pas » below the threshold or
-    None). Every reader's gate is this one, so a copy behind the gate is read as pointing-lead's gate reads."""
+    None, the error if its call failed). Every reader's gate is this one, so a copy behind the gate is read as
+    pointing-lead's gate reads."""
     verdict = sufficiency(question, sent, client, mode=mode, sentences=numbered, collection=collection)
     cost, failed = verdict.pop("cost"), verdict.pop("error", None)
-    if failed is not None:  # the copy has no call of its own to say so: it reads this
-        base["trace"]["gate_failed"] = failed
     base["trace"]["gate"] = {**verdict, "threshold": threshold}
     if verdict["note"]:
         base["trace"]["refused"].append(verdict["note"])
     if verdict["p"] is None or threshold is None or verdict["p"] >= threshold:  # None: asked for the decision only
-        return cost, None
+        return cost, None, failed
     p, said = figures_of(verdict["p"], threshold)
-    return cost, Answer(status=Status.NO_ANSWER, text=NO_ANSWER, cost=cost, reason=(
+    closed = Answer(status=Status.NO_ANSWER, text=NO_ANSWER, cost=cost, reason=(
         f"the gate: P(the extracts answer the question) = {p}, below its threshold {said}; {skipped}"),
         **({"notes": tuple(base["trace"]["refused"])} if notes else {}), **base)
+    return cost, closed, None  # P(yes) was read: the call did not fail
 
 
 def _failed(status: Status, err: RungsError, base: dict, asker) -> Answer:

@@ -36,6 +36,7 @@ from pathlib import Path
 
 from ..core.errors import BadArgument, check_number, short_repr
 from ..core.text import tokenise
+from ..grounding import deciding
 from ..grounding.deciding import Decision, numbers_of, threshold
 
 #: Where the shipped fit lives (package data), and what ``answer(decision=…)`` calls it.
@@ -171,6 +172,4 @@ def share_said(coverage: float) -> str:
 
 def check_coverage(coverage) -> float | None:
     """A coverage as ``answer`` takes it: a share of the questions in (0, 1], or None (the shipped one)."""
-    if coverage is None:
-        return None
-    return check_number(coverage, "coverage (the share of questions to answer)", low=0.0, high=1.0, low_open=True)
+    return None if coverage is None else deciding.check_coverage(coverage)
