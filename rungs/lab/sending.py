@@ -25,7 +25,7 @@ from pathlib import Path
 
 from .. import rag
 from ..core import paths
-from ..core.errors import BadArgument, check_choice, check_text
+from ..core.errors import BadArgument, check_text
 from .metrics import check_questions
 from ..model import estimate_tokens
 from .answers import score_answer
@@ -43,10 +43,10 @@ def what_is_sent(question: dict, passages: list[dict], *, max_passages: int = ra
     (estimated), whether a page graded 2 (``question["relevant"]``) is among those sent, and whether every key fact of the
     reference is in the text the model reads (``None`` for a question no page answers).
     """
-    check_choice(mode, "mode", rag.MODES)
+    numbers = rag.reader(mode, model=True).numbered
     question = _judged(question)
     sent = rag.prepare_passages(passages, max_passages, max_chars)
-    numbered = rag.sentences_for(question["question"], sent) if mode.startswith("pointing") else None
+    numbered = rag.sentences_for(question["question"], sent) if numbers else None
     prompt = rag.build_prompt(question["question"], sent, mode=mode, sentences=numbered)
     # What the model reads: the sentences numbered, or the passages whole in the free mode.
     read = " ".join(s["text"] for s in numbered) if numbered is not None else " ".join(p["text"] for p in sent)

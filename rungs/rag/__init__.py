@@ -76,10 +76,11 @@ from .pointing import MAX_LEAD_CHARS, MAX_SENTENCES, SENTENCES_SENT, anchor, dec
 from .prompts import (COLLECTION, HANDBOOK, NO_ANSWER_RULE, NO_ANSWER_RULES, PROMPT, PROMPT_POINTING,
                       PROMPT_POINTING_LEAD, PROMPT_QUOTED, PROMPT_REWRITTEN, PROMPTS, repair_message)
 from .read import decode, ground, point
+from .readers import TABLE, Reader, reader
 
 __all__ = ["AUTO", "AnswerNotGrounded", "AnswerUnavailable", "COLLECTION", "COPIED", "COPY", "DECISIONS", "DEFAULT_GATE", "DEFAULT_MODE", "HANDBOOK_DECISION", "MODEL_MODE", "SIGNALS", "shipped", "signals", "FENCES", "HANDBOOK", "MAX_ATTEMPTS",
            "MAX_CHARS", "MAX_LEAD_CHARS", "MAX_PASSAGES", "MAX_SENTENCES", "MODES", "NO_ANSWER", "NO_ANSWER_RULE",
            "NO_ANSWER_RULES", "PROMPT", "PROMPTS", "PROMPT_POINTING", "PROMPT_POINTING_LEAD", "PROMPT_QUOTED",
-           "PROMPT_REWRITTEN", "QuoteNotFound", "READERS", "Rag", "SENTENCES_SENT", "UnsupportedFigure", "UnusableReply",
+           "PROMPT_REWRITTEN", "QuoteNotFound", "READERS", "Rag", "Reader", "TABLE", "SENTENCES_SENT", "UnsupportedFigure", "UnusableReply",
            "anchor", "answer", "build_prompt", "check_prompt", "copy", "decode", "decode_pointing", "ground", "is_no_answer",
-           "point", "prepare_passages", "repair_message", "schema_for", "sentences_for"]
+           "point", "prepare_passages", "reader", "repair_message", "schema_for", "sentences_for"]

@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 import time
 
-from ..core.errors import (BadArgument, RungsError, check_bool, check_choice, check_client, check_int, check_number,
+from ..core.errors import (BadArgument, RungsError, check_bool, check_client, check_int, check_number,
                            check_query)
 from ..grounding import claims
 from ..grounding.abstain import NO_ANSWER
@@ -42,13 +42,12 @@ from ..model import EmptyCompletion, ModelError, TruncatedCompletion, default_cl
 from .copying import COPY, copy
 from .decision import HANDBOOK_DECISION, check_coverage, check_hits, share_said, shipped, signals
 from .gate import figures_of, sufficiency
-from .build import MAX_CHARS, MAX_PASSAGES, MODES, build_prompt, check_prompt, prepare_passages, schema_for
+from .build import MAX_CHARS, MAX_PASSAGES, build_prompt, check_prompt, prepare_passages, schema_for
 from .pointing import MAX_SENTENCES, SENTENCES_SENT, sentences_for
 from .prompts import repair_message
 from .read import decode, ground, point
+from .readers import READERS, reader
 
-#: Every reader ``answer`` knows: the model's modes (``rungs.rag.build``), and the floor that asks no model.
-READERS = (*MODES, COPY)
 MAX_ATTEMPTS = 10  # each attempt is one more call, paid in seconds or in money
 # The floor is the default: no model mode beats it by a paired test on either half (benchmarks/README.md,
 # « The floor »), and a mode that does not beat its floor is not a default. What decides « je ne sais pas » is
@@ -75,8 +74,9 @@ def _decision(decision, mode: str, hits):
     with the hits it reads as a list, and the shipped fit read, before the gate's call is paid."""
     if decision is not None and (not isinstance(decision, str) or decision not in DECISIONS):
         raise BadArgument(f"decision must be one of 'auto', 'handbook' or None (off), not {decision!r}"[:200])
-    decision = (HANDBOOK_DECISION if mode == COPY else None) if decision == AUTO else decision
-    if decision is not None and mode != COPY:
+    copied = not reader(mode).model  # the decision was fitted on a reader no model writes for
+    decision = (HANDBOOK_DECISION if copied else None) if decision == AUTO else decision
+    if decision is not None and not copied:
         raise BadArgument(f"decision={decision!r} is fitted on the copy's answers (mode='copy'); the model's modes "
                           "say « je ne sais pas » by their own « aucune », or behind the gate (gate=…)")
     if decision is not None:
@@ -86,9 +86,10 @@ def _decision(decision, mode: str, hits):
 
 def _check_knobs(question, mode, attempts, max_tokens, sentences_sent, flags, prompt, on_event, gate, coverage):
     """Every knob checked once, before any call (the provider bills every character of the prompt): the gate's
-    threshold and the coverage as the floats they stand for (a Fraction or a numpy float is a threshold too)."""
+    threshold and the coverage as the floats they stand for (a Fraction or a numpy float is a threshold too), and the
+    reader the mode names."""
     check_query(question, name="question", max_chars=MAX_QUESTION)
-    check_choice(mode, "mode", READERS)
+    read = reader(mode)
     check_int(attempts, "attempts", low=1, high=MAX_ATTEMPTS)
     check_int(max_tokens, "max_tokens", low=1, high=100_000)
     check_int(sentences_sent, "sentences_sent", low=1, high=1000)
@@ -98,7 +99,7 @@ def _check_knobs(question, mode, attempts, max_tokens, sentences_sent, flags, pr
         check_prompt(prompt)
     if on_event is not None and not callable(on_event):
         raise BadArgument(f"on_event must be a function of (kind, payload), not {type(on_event).__name__}")
-    return (None if gate is None else check_number(gate, "gate", low=0.0, high=1.0)), check_coverage(coverage)
+    return (None if gate is None else check_number(gate, "gate", low=0.0, high=1.0)), check_coverage(coverage), read
 
 
 def answer(question: str, passages: list[dict], client=None, *, mode: str = DEFAULT_MODE, attempts: int = 2,
@@ -123,7 +124,7 @@ def answer(question: str, passages: list[dict], client=None, *, mode: str = DEFA
     ``on_event``: told ``("reading", {"tokens", "sentences"})`` before the call, ``("writing", {})`` at its first
     token, and, in pointing mode, ``("sentence", quote)`` as each chosen sentence arrives.
     """
-    gate, coverage = _check_knobs(question, mode, attempts, max_tokens, sentences_sent, {
+    gate, coverage, read = _check_knobs(question, mode, attempts, max_tokens, sentences_sent, {
         "no_answer_rule": no_answer_rule, "constrain": constrain, "check_figures": check_figures}, prompt, on_event,
         gate, coverage)
     decision, hits = _decision(decision, mode, hits)
@@ -134,13 +135,13 @@ def answer(question: str, passages: list[dict], client=None, *, mode: str = DEFA
     if not question.strip() or not sent:  # nothing to ask: no call, no cost
         return Answer(status=Status.NO_ANSWER, text=NO_ANSWER, reason="nothing to ask: " + (
             "the question is empty" if not question.strip() else "no passage was given"), **base)
-    if mode == COPY:  # the floor: no model to read; a model asked only by the gate, for the gate or the decision
+    if not read.model:  # the floor: no model to read; a model asked only by the gate, for the gate or the decision
         return _copied(question, sent, sentences_sent, base, client, gate, collection,
                        {"coverage": coverage, "hits": hits} if decision else None)
     asker = None
     try:
         client = check_client(client) if client is not None else default_client()
-        numbered = sentences_for(question, sent, sentences_sent) if mode.startswith("pointing") else []
+        numbered = sentences_for(question, sent, sentences_sent) if read.numbered else []
         trace["prompt"] = build_prompt(question, sent, no_answer_rule=no_answer_rule, prompt=prompt, mode=mode,
                                        sentences=numbered or None, collection=collection)
         schema = schema_for(sent, mode, numbered or None, none=no_answer_rule) if constrain else None
@@ -149,7 +150,7 @@ def answer(question: str, passages: list[dict], client=None, *, mode: str = DEFA
             closed = _gated(asker, gate, question, sent, numbered, collection, base)
             if closed is not None:
                 return closed
-        out = _settle(asker, question, sent, attempts, mode, check_figures)
+        out = _settle(asker, question, sent, attempts, read, check_figures)
     except (AnswerUnavailable, ModelError) as err:
         return _failed(Status.UNAVAILABLE, err, base, asker)
     except AnswerNotGrounded as err:
@@ -244,11 +245,11 @@ def _failed(status: Status, err: RungsError, base: dict, asker) -> Answer:
                   notes=tuple(base["trace"]["refused"]), **base)
 
 
-def _settle(asker, question, sent, attempts, mode, check_figures) -> dict:
+def _settle(asker, question, sent, attempts, read, check_figures) -> dict:
     """The first readable reply, its claims checked, one repair round trip if a fault is named."""
     def check(out):  # « je ne sais pas » claims nothing: there is nothing to check
         faults = [] if out["answer"] == NO_ANSWER else claims.faults(
-            out, sent, question, quotes_required=mode == "quoted", check_figures=check_figures)
+            out, sent, question, quotes_required=read.quotes, check_figures=check_figures)
         return _drop_lead(out, faults, asker.trace) if faults and out.get("lead") else faults
     messages = [{"role": "user", "content": asker.trace["prompt"]}]
     out, raw = asker.first(messages, attempts)
@@ -256,7 +257,7 @@ def _settle(asker, question, sent, attempts, mode, check_figures) -> dict:
     if faults:  # one repair round trip, naming what was not found; the server reuses what it read
         asker.trace["refused"].append("; ".join(f["reason"] for f in faults))
         asker.trace["repairs"] = 1
-        messages += [{"role": "assistant", "content": raw}, {"role": "user", "content": repair_message(faults, mode)}]
+        messages += [{"role": "assistant", "content": raw}, {"role": "user", "content": repair_message(faults, read.name)}]
         out, _ = asker.first(messages, 1, repair=faults)
         faults = check(out)
     if faults:
@@ -284,7 +285,8 @@ class _Asker:
 
     def __init__(self, client, schema, max_tokens, trace, on_event, numbered, sent_ids, question=""):
         self.client, self.schema, self.max_tokens, self.trace = client, schema, max_tokens, trace
-        self.on_event, self.numbered, self.sent_ids, self.mode = on_event, numbered, sent_ids, trace["mode"]
+        self.on_event, self.numbered, self.sent_ids = on_event, numbered, sent_ids
+        self.mode, self.reader = trace["mode"], reader(trace["mode"])
         self.question = question
         self.cost = Cost()
 
@@ -304,7 +306,7 @@ class _Asker:
             except UnusableReply as err:
                 refused.append(str(err))
                 continue
-            if self.mode.startswith("pointing"):
+            if self.reader.numbered:
                 out = point(reply, self.numbered, self.question)
                 if out.get("dropped"):
                     refused.append(out["dropped"])
@@ -318,7 +320,7 @@ class _Asker:
     def _call(self, messages) -> str:
         started = time.perf_counter()
         try:
-            if self.on_event is None or not self.mode.startswith("pointing"):
+            if self.on_event is None or not self.reader.numbered:
                 result = self.client.chat(messages, json_schema=self.schema, max_tokens=self.max_tokens)
                 self.cost += Cost.of_call(result, time.perf_counter() - started)
                 return result.text
@@ -339,7 +341,7 @@ class _Asker:
             if not pieces:
                 self.on_event("writing", {})
             pieces.append(piece)
-            if self.mode != "pointing":  # a lead-in is shown once checked, and the sentences with it
+            if not self.reader.streams:  # a lead-in is shown once checked, and the sentences with it
                 continue
             for m in re.finditer(r"(\d+)\s*[,\]]", "".join(pieces).partition("[")[2]):
                 n = int(m.group(1))

@@ -19,14 +19,14 @@ Cost: string work; nothing is called.
 from __future__ import annotations
 
 from ..core.documents import check_documents, passage_text
-from ..core.errors import BadArgument, check_bool, check_choice, check_int, check_query, check_text
+from ..core.errors import BadArgument, check_bool, check_int, check_query, check_text
 from ..grounding.answerer import MAX_QUESTION
 from .pointing import MAX_LEAD_CHARS, MAX_SENTENCES, NONE, numbered_blocks, sentences_for
 from .prompts import COLLECTION, NO_ANSWER_RULES, OR_NONE, PROMPTS, attribute, content
+from .readers import MODES, reader
 
 MAX_PASSAGES = 4
 MAX_CHARS = 1500
-MODES = ("pointing", "pointing-lead", "quoted", "free")
 #: The places a template may use; ``{collection}`` is optional (what the extracts come from).
 PLACES = ("passages", "question", "no_answer", "collection", "or_none")
 #: How far past MAX_LEAD_CHARS the schema lets a lead-in run, so the grammar never cuts a word in two.
@@ -67,7 +67,7 @@ def blocks(passages: list[dict], mode: str = "free", sentences: list[dict] | Non
     ``<``, ``>``, ``&`` and quotes in its id) are written as XML entities, so a page whose text holds
     ``</extrait><extrait id="conges-payes">`` shows those words and opens no block.
     """
-    if mode.startswith("pointing"):
+    if reader(mode).numbered:
         return numbered_blocks(passages, sentences if sentences is not None else sentences_for("", passages, None))
     return "\n\n".join(f'<extrait id="{attribute(p["id"])}">\n{content(passage_text(p))}\n</extrait>'
                        for p in passages)
@@ -85,7 +85,7 @@ def build_prompt(question: str, passages: list[dict], *, no_answer_rule: bool = 
     """
     check_query(question, name="question", max_chars=MAX_QUESTION)
     check_bool(no_answer_rule, "no_answer_rule")
-    check_choice(mode, "mode", MODES)
+    reader(mode, model=True)
     passages = check_documents(passages, name="passages")
     prompt = check_prompt(PROMPTS[mode] if prompt is None else prompt)
     where = COLLECTION if collection is None else check_text(collection, "collection", max_chars=200)
@@ -102,21 +102,21 @@ def schema_for(passages: list[dict], mode: str = "free", sentences: list[dict] |
     ``phrases`` from the numbers of the sentences sent, at most ``MAX_SENTENCES`` — or « aucune » while
     ``none`` (the no-answer rule is on); without it the model must point, and only the gate can decline.
     """
-    check_choice(mode, "mode", MODES)
+    read = reader(mode, model=True)
     check_bool(none, "none")
     passages = check_documents(passages, name="passages")
     ids = {"enum": [str(p["id"]) for p in passages]}
-    if mode.startswith("pointing"):
+    if read.numbered:
         numbers = [s["n"] for s in (sentences if sentences is not None else sentences_for("", passages, None))]
         # The numbers of one to three sentences sent, or « aucune »: saying that nothing answers is a choice
         # the schema offers, not a silence the model must think of.
         pointed = {"type": "array", "items": {"enum": numbers}, "minItems": 1, "maxItems": MAX_SENTENCES}
         phrases = {"phrases": {"anyOf": [pointed, {"const": NONE}]} if none else pointed}
-        if mode == "pointing-lead":  # the words first, then the sentences that say them
+        if read.lead:  # the words first, then the sentences that say them
             lead = {"type": "string", "maxLength": MAX_LEAD_CHARS + LEAD_SLACK}  # cut by code, after a word
             return {"type": "object", "properties": {"reponse": lead, **phrases}, "required": ["reponse", "phrases"]}
         return {"type": "object", "properties": phrases, "required": ["phrases"]}
-    if mode == "quoted":
+    if read.quotes:
         quote = {"type": "object", "properties": {"source": ids, "text": {"type": "string"}},
                  "required": ["source", "text"]}
         return {"type": "object", "properties": {"answer": {"type": "string"}, "quotes": {"type": "array", "items": quote}},

@@ -20,9 +20,7 @@ no call, no token.
 from __future__ import annotations
 
 from .read import point
-
-#: The reader's name, as ``rag.answer(mode=…)`` and ``python -m rungs ask --mode`` take it.
-COPY = "copy"
+from .readers import COPY  # noqa: F401  the floor's name lives with every reader's
 #: How many sentences the copy shows. Three: the deciding half's best of 1, 2, 3 (benchmarks/bench_copy.py),
 #: and the most the pointing modes may show (``MAX_SENTENCES``), so the two are read alike.
 COPIED = 3

@@ -35,6 +35,7 @@ from ..grounding.logprobs import YES_NO, distribution
 from ..model import ModelError
 from .build import build_prompt
 from .prompts import GATE_PROMPT, GATE_PROMPT_NUMBERED
+from .readers import reader
 
 #: Below this share of the first token's probability on « Oui »/« Non », the gate says it cannot tell.
 MIN_COVERAGE = 0.5
@@ -45,7 +46,7 @@ def sufficiency(question: str, sent: list[dict], client, *, mode: str, sentences
                 collection: str | None) -> dict:
     """P(the extracts answer the question), read from the first token: ``{"p", "coverage", "trusted",
     "cost", "prompt", "note"}``; ``p`` is None when the endpoint gives no probability the gate can trust."""
-    template = GATE_PROMPT_NUMBERED if mode.startswith("pointing") else GATE_PROMPT
+    template = GATE_PROMPT_NUMBERED if reader(mode).numbered else GATE_PROMPT
     prompt = build_prompt(question, sent, prompt=template, mode=mode, sentences=sentences, collection=collection)
     started = time.perf_counter()
     try:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import html
 
 from ..grounding.claims import MIN_QUOTE_WORDS
+from .readers import reader
 
 #: What the extracts are, said in the prompt when the caller does not say it (a folder of one's own).
 COLLECTION = "de documents"
@@ -91,8 +92,7 @@ def repair_message(faults: list[dict], mode: str) -> str:
             said.append(f"l'extrait « {f['source']} » est cité sans citation")
         else:
             said.append(f"le chiffre « {f['what']} » n'est dans aucun extrait cité")
-    empty = '{"answer": "Je ne sais pas.", "quotes": []}' if mode == "quoted" else \
-        '{"answer": "Je ne sais pas.", "sources": []}'
+    empty = reader(mode, model=True).empty
     return ("Ta réponse ne peut pas être montrée : " + " ; ".join(said) + ". Corrige-la : recopie mot pour mot "
             "les phrases des extraits, n'écris que des chiffres qui y sont, ou réponds exactement " + empty +
             ". Réponds uniquement avec l'objet JSON.")

@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import re
 
-from ..core.errors import BadArgument, short_repr, check_choice
+from ..core.errors import BadArgument, short_repr
 from ..grounding import claims
 from ..grounding.abstain import NO_ANSWER, is_no_answer
 from ..grounding.answer import AnswerNotGrounded
 from ..grounding.replies import UnusableReply, parse_json, unfence
-from .build import MODES
 from .pointing import MAX_SENTENCES, anchor, decode_pointing, restates
+from .readers import reader
 
 
 def decode(text: str, mode: str = "free") -> dict:
@@ -33,17 +33,17 @@ def decode(text: str, mode: str = "free") -> dict:
     ``free``: ``{"answer", "sources"}``; ``quoted``: ``{"answer", "quotes": [{"source", "text"}]}`` (its
     sources are the quotes' sources, with any ``sources`` it also lists); ``pointing``: ``{"phrases": [numbers]}``.
     """
-    check_choice(mode, "mode", MODES)
+    read = reader(mode, model=True)
     reply = parse_json(unfence(text))
     if not isinstance(reply, dict):
         raise UnusableReply(f"a JSON {type(reply).__name__}, not an object")
-    if mode.startswith("pointing"):
-        out = decode_pointing(reply, lead=mode == "pointing-lead")
+    if read.numbered:
+        out = decode_pointing(reply, lead=read.lead)
         _no_fence(out.get("lead") or "", '"reponse"')
         return out
     _check_answer_text(reply.get("answer"))
     _no_fence(reply["answer"], '"answer"')
-    if mode == "quoted":
+    if read.quotes:
         quotes = _decode_quotes(reply.get("quotes"))
         listed = reply.get("sources", [])
         sources = _decode_sources(listed) if listed is not None else []

@@ -260,7 +260,9 @@ def _reader(args, store, on_event):
 
 def _decision(args) -> dict:
     """--decision and --coverage as rag.answer takes them (it checks the coverage; only copy has a decision)."""
-    if args.mode != "copy" and (args.decision is not None or args.coverage is not None):
+    from .. import rag
+
+    if rag.reader(args.mode).model and (args.decision is not None or args.coverage is not None):
         raise RungsError("--decision and --coverage say when to show the copy: they go with --mode copy; "
                          "the model's modes decide by their own « aucune », or behind --gate")
     out = {"decision": None if args.decision == "off" else "auto"}
@@ -272,6 +274,7 @@ def _decision(args) -> dict:
 
 
 def ask(args) -> int:
+    from .. import rag  # the answer half loads only when a question is asked
     from ..core.display import safe_text
     from ..grounding import Status
     from ..yours.index import open_index
@@ -282,7 +285,7 @@ def ask(args) -> int:
     def on_event(kind, payload):  # the answer as it comes: a line while the model reads, then each sentence
         if kind == "reading":
             print(f"… the model reads {payload['sentences']} sentences (~{payload['tokens']} tokens)", flush=True)
-        elif kind == "writing" and args.mode != "pointing":
+        elif kind == "writing" and not rag.reader(args.mode).streams:
             print("… the model answers; the answer is shown once it is checked", flush=True)
         elif kind == "sentence":
             clock.setdefault("first", time.perf_counter())
@@ -291,11 +294,11 @@ def ask(args) -> int:
 
     reader = _reader(args, store, on_event)  # every option checked before a line is printed
     print(f"question: {safe_text(args.question)}", flush=True)  # a question pasted from a file may hold escapes
-    if args.mode == "copy":
+    if not rag.reader(args.mode).model:
         print("… the sentences that match the question best are copied" + (
             "; the model is asked one question: do they answer?" if args.decision != "off" else ", no model asked"),
             flush=True)
-    elif not args.mode.startswith("pointing"):
+    elif not rag.reader(args.mode).numbered:
         print(f"… the model reads {args.passages} passage(s) and writes; the answer is shown once it is checked",
               flush=True)
     answer = reader.ask(args.question)
@@ -317,6 +320,7 @@ def _where(hit) -> str:
 
 def _print_answer(answer, store, args, streamed: bool) -> None:
     """The answer, each quote with its file, page and link, and what was checked — provenance, not a verdict."""
+    from .. import rag  # loaded by ask already: a lookup
     from ..core.display import safe_text
 
     hits = {h.id: h for h in answer.trace.get("hits", [])}
@@ -334,9 +338,9 @@ def _print_answer(answer, store, args, streamed: bool) -> None:
     for note in answer.notes:
         print(f"note:     {safe_text(note)}")
     if answer.answered:
-        how = "copied from them by code" if args.mode.startswith(("pointing", "copy")) else "found in them word for word"
+        how = "copied from them by code" if rag.reader(args.mode).numbered else "found in them word for word"
         said = [f.figure for f in answer.figures]
-        read = "one the search found" if args.mode == "copy" else "one the model read"
+        read = "one the search found" if not rag.reader(args.mode).model else "one the model read"
         print(f"checked:  where the words come from — every cited passage was {read}"
               + (f"; the quotes are {how}" if answer.quotes else "")
               + (f"; every figure ({', '.join(said)}) is in a cited passage or the question" if said else "")
@@ -345,13 +349,14 @@ def _print_answer(answer, store, args, streamed: bool) -> None:
 
 def _print_decisions(answer, args) -> None:
     """The gate's and the decision's verdicts, whichever way they went, each with its probability and threshold."""
+    from .. import rag  # loaded by ask already: a lookup
     from ..core.display import safe_text
     from ..rag.decision import share_said
     from ..rag.gate import figures_of
 
     gate, decided = answer.trace.get("gate"), answer.trace.get("decision")
     if gate and gate.get("p") is not None and gate.get("threshold") is not None:
-        asked, skipped = (("the sentences were copied", "the sentences were not copied") if args.mode == "copy"
+        asked, skipped = (("the sentences were copied", "the sentences were not copied") if not rag.reader(args.mode).model
                           else ("the answer was asked for", "the answer was not asked for"))
         went = asked if gate["p"] >= gate["threshold"] else f"below it: {skipped}"
         p, threshold = figures_of(gate["p"], gate["threshold"])
