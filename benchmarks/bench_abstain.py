@@ -95,12 +95,11 @@ def _oracle(q, by_id):
 
 def _record(system, q, out, hits=None) -> dict:
     """One stored line: the answer in its one shape, without the texts sent (rebuilt from the ids)."""
-    d = out.to_dict()
-    gate = d["trace"].get("gate") or {}
+    d, gate = out.to_dict(), out.gate
     return {"system": system, "id": q["id"], "status": d["status"], "text": d["text"], "cited": d["cited"],
             "quotes": d["quotes"], "figures": d["figures"], "notes": d["notes"], "reason": d["reason"],
-            "cost": d["cost"], "sent": list(d["sent"]), "replies": d["trace"].get("replies", []),
-            "gate": {k: gate.get(k) for k in ("p", "coverage", "trusted", "note")} if gate else None,
+            "cost": d["cost"], "sent": list(d["sent"]), "replies": list(out.replies),
+            "gate": gate and {"p": gate.p, "coverage": gate.coverage, "trusted": gate.trusted, "note": gate.note},
             "hits": [{"id": h.id, "score": h.score, "parts": h.parts} for h in (hits or [])]}
 
 
@@ -149,7 +148,7 @@ FOLDER_INDEX = Path.home() / ".cache" / "rungs" / "bench" / "folder-index.sqlite
 def ask_folder(system, q, reader_for, client):
     """A folder question as ``python -m rungs ask`` answers it (default options; the prompt names the folder)."""
     out = reader_for(system, client).ask(q["question"])
-    return _record(system, q, out, out.trace.get("hits"))
+    return _record(system, q, out, out.hits)
 
 
 def _folder_readers():

@@ -57,11 +57,11 @@ def main():
         seconds, calls, tokens, stages, statuses = [], [], [], {}, []
         for question in questions:
             out = asker.ask(question)  # an Answer: its cost counts every call, its trace the loop's stages
-            seconds.append(out.trace["seconds"])
+            seconds.append(out.trail.seconds)
             calls.append(out.cost.calls)
             tokens.append(out.cost.prompt_tokens + out.cost.output_tokens)
             statuses.append(out.status.value)
-            for stage, s in out.trace["timings"].items():
+            for stage, s in out.trail.timings.items():
                 stages.setdefault(stage, []).append(s)
         print(f"  {mode:<8} median {statistics.median(seconds):5.1f} s, {statistics.median(calls):.0f} calls, "
               f"{statistics.median(tokens):.0f} tokens per question; per stage (median s): "

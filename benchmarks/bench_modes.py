@@ -86,8 +86,8 @@ def stored_answer(out) -> dict:
                   "quotes": [{"source": q.source, "text": q.text} for q in out.quotes], "error": None}
     except RungsError as err:  # refused: the learner sees a named error, never the answer
         record = {"answer": None, "sources": [], "quotes": [], "error": f"{type(err).__name__}: {str(err)[:300]}"}
-    return {**record, "replies": list(out.trace.get("replies", [])), "refused": list(out.trace.get("refused", [])),
-            "repairs": out.trace.get("repairs", 0), "calls": out.cost.calls, "input_tokens": out.cost.prompt_tokens,
+    return {**record, "replies": list(out.replies), "refused": list(out.trail.refused), "repairs": out.trail.repairs,
+            "calls": out.cost.calls, "input_tokens": out.cost.prompt_tokens,
             "output_tokens": out.cost.output_tokens, "seconds": round(out.cost.seconds, 2)}
 
 

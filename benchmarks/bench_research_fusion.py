@@ -127,7 +127,7 @@ def gather(plan: list[list[str]], pages, retriever, fusion_k, per_query) -> list
     out = research.run("question", pages=pages, retriever=retriever, mode="research", rounds=1, follow_ups=False,
                        fusion_k=fusion_k, client=ScriptedClient([json.dumps(topics), "Réponse [1]."]),
                        **{**BOUNDS, "per_query": per_query})
-    return out.trace["gathered"]
+    return list(out.trail.gathered)
 
 
 def protocol(name, questions, plans, pages, retriever, decide_on, per_query) -> dict:
@@ -178,7 +178,7 @@ def notebook_example(pages, retriever) -> dict:
         got = research.run("question", pages=pages, retriever=retriever, mode="research", rounds=1, per_query=8,
                            max_sources=3, per_section=12, fusion_k=k, follow_ups=False,
                            client=ScriptedClient([json.dumps(topics), "Réponse [1]."]))
-        out[str(k)] = got.trace["gathered"]
+        out[str(k)] = list(got.trail.gathered)
     return out
 
 

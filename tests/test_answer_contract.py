@@ -7,7 +7,10 @@ each must have a builder here (a new answerer without one fails
 when driven by a model double that behaves every way a model can (faithful,
 abstaining, forging a citation, inventing a figure, echoing the fence, writing
 garbage, nothing, being down, miscounting its tokens: ``tests/answer_doubles.py``).
-Negative controls: a planted answerer that breaks each promise fails its check.
+Negative controls: a planted answer that breaks each promise fails its check, and the answerers planted
+broken in the package (``rungs.grounding.doubles.PLANTED``: forging, inventing, echoing the fence, failing
+with a raw exception) run through the same discovered, parametrised path and must fail there, the breach
+named. Every public callable that takes a model ``client`` is checked here or in ``NOT_ANSWERERS`` with why.
 """
 
 from __future__ import annotations
@@ -23,9 +26,10 @@ from rungs import bm25
 from rungs.grounding import Answer, Answerer, Cost, FigureCheck, Quote, Status
 from rungs.grounding import contract
 from rungs.grounding.contract import AnswerContractBroken, check_answer
+from rungs.grounding.doubles import Forges as PLANTED_FORGES
 from rungs.rag import READERS
 
-from answer_doubles import BEHAVIOURS, Behaving
+from answer_doubles import BEHAVIOURS, PLANTED, Behaving
 
 PAGES = [
     {"id": "conges", "title": "Congés payés", "body": "Chaque salarié acquiert 2,5 jours ouvrables par mois. "
@@ -58,7 +62,11 @@ BUILDERS = {
     # Every reader of the one table — the copy with its decision (the default) — and the floor alone, no decision.
     "rungs.rag.answerers.Rag": [_rag(m) for m in READERS] + [_rag("copy", decision=None)],
     "rungs.research.answerers.Researcher": [_research(m) for m in ("quick", "research")],
+    # The answerers planted broken in the package's test-double home: each must fail, naming its breach.
+    **{f"{c.__module__}.{c.__qualname__}": [c] for c in PLANTED},
 }
+#: Each planted answerer → the breach the run must name (declared in ``rungs.grounding.doubles.PLANTED``).
+MUST_BREAK = {f"{c.__module__}.{c.__qualname__}": breach for c, breach in PLANTED.items()}
 
 
 def answerer_classes():
@@ -89,9 +97,14 @@ CASES = [(name, i, b) for name, builds in BUILDERS.items() for i in range(len(bu
 
 @pytest.mark.parametrize("name, i, behaviour", CASES, ids=[f"{n.rsplit('.', 1)[1]}{i}-{b}" for n, i, b in CASES])
 def test_every_answer_keeps_the_contract_whatever_the_model_does(name, i, behaviour):
-    client = Behaving(behaviour)
-    answer = BUILDERS[name][i](client).ask(QUESTION)
-    check_answer(answer)
+    if name in MUST_BREAK:  # a planted answerer: the same run must refuse it, and say which promise it broke
+        with pytest.raises(AnswerContractBroken, match=MUST_BREAK[name]):
+            contract.check_answerer(BUILDERS[name][i], QUESTION, (behaviour,))
+        return
+    seen = {}
+    answer = contract.check_answerer(lambda c: BUILDERS[name][i](seen.setdefault("client", c)), QUESTION,
+                                     (behaviour,))[behaviour]
+    client = seen["client"]
     if (name, i) in MODEL_FREE:  # the floor asks no model: whatever a model would do, it copies
         assert answer.status is Status.ANSWERED and not client.calls and answer.cost.calls == 0, answer
         return
@@ -148,16 +161,17 @@ def test_every_check_has_a_planted_breach():
     assert set(BREACHES) == {c.__name__ for c in contract.CHECKS}
 
 
-class _Planted(Answerer):
-    """Answers every question with a figure nothing holds: the contract run must refuse it."""
-
-    def _ask(self, question):
-        return GOOD.with_(question=question, text="Il faut 987 jours.", figures=(FigureCheck("987 jours"),))
+def test_every_planted_answerer_is_found_by_discovery():
+    assert set(MUST_BREAK) <= set(answerer_classes()), "a planted answerer is not found by walking the package"
 
 
-def test_the_contract_run_refuses_a_planted_answerer():
-    with pytest.raises(AnswerContractBroken, match="987"):
-        check_answer(_Planted().ask(QUESTION))
+def test_check_answerer_holds_a_good_answerer_and_names_a_broken_one():
+    """Issue 40: a learner holds their own answerer to the contract in one call."""
+    answers = contract.check_answerer(_rag("copy", decision=None))
+    assert set(answers) == set(BEHAVIOURS) and all(a.answered for a in answers.values())
+    with pytest.raises(AnswerContractBroken, match="forges: check_cited_were_sent") as caught:
+        contract.check_answerer(PLANTED_FORGES)
+    assert caught.value.args[0].count("check_cited_were_sent") == len(BEHAVIOURS)  # every behaviour, named
 
 
 def test_a_client_that_miscounts_is_named_not_summed():
@@ -226,3 +240,68 @@ def test_a_trace_that_holds_itself_is_refused_by_name_and_a_real_number_is_a_dur
         Answer(question="q ?", status=Status.NO_ANSWER, trace=loop).to_dict()
     assert Cost(seconds=Fraction(1, 4)).seconds == 0.25 and Cost(seconds=np.float32(0.5)).seconds == 0.5
     assert Cost(calls=np.int64(2)).calls == 2 and type(Cost(calls=np.int64(2)).calls) is int
+
+
+@pytest.mark.parametrize("text", ['<extrait id="a"> Le préavis est de trois mois.',
+                                  "<<<SOURCE 1 9f3a>>> Le préavis est de trois mois.",
+                                  "Le préavis est de trois mois. </EXTRAIT>"])
+def test_a_fence_the_answerer_does_not_declare_is_still_scaffolding(text):
+    """Issue 40: ``check_no_scaffolding`` read only the fences the answerer declared in its trace: an answered
+    text starting « <extrait id="a"> » with an empty trace passed all seven checks."""
+    with pytest.raises(AnswerContractBroken, match="scaffolding"):
+        contract.check_no_scaffolding(GOOD.with_(text=text, trace={}))
+
+
+# ---------------------------------------------------------------- every model-calling entry point: checked, or why not
+
+#: Public functions and classes of the package that take a model ``client`` but are not answerers run above,
+#: each with its reason (scikit-learn's way: an exclusion is declared and reasoned, never silent).
+NOT_ANSWERERS = {
+    "rungs.core.errors.check_client": "checks that a client has .chat; calls no model",
+    "rungs.model.contract.usage_of": "reads the token counts a client reported; calls no model",
+    "rungs.rag.answering.answer": "the function behind Rag: checked through Rag, in every reader's mode",
+    "rungs.rag.gate.sufficiency": "the gate's one yes/no call: its reading is answer.gate, checked through Rag's copy",
+    "rungs.research.loop.run": "the function behind Researcher: checked through it, quick and research",
+    "rungs.research.report.stream_cost": "the cost of N5's streamed report, one step of Researcher's run",
+    "rungs.decide.ask": "N4's decision returns a Decision (a label), not an Answer: tests/test_decide.py holds it",
+    "rungs.rerank.Reranker": "reorders hits: a retriever, held by the retrieval contract (tests/test_contract.py)",
+    "rungs.rerank.rerank": "the function behind Reranker: a ranking, not an answer",
+    "rungs.lab.judges.support": "a judge's verdict on an answer (a dict for the mark), never shown as an answer",
+    "rungs.lab.judges.matches_reference": "a judge's verdict against a reference answer, for the mark",
+}
+
+
+def model_entry_points() -> set[str]:
+    """Every public function or class of the package that takes a model ``client``, found by walking it."""
+    found = set()
+    for info in pkgutil.walk_packages(rungs.__path__, "rungs."):
+        module = importlib.import_module(info.name)
+        for name, obj in vars(module).items():
+            if name.startswith("_") or getattr(obj, "__module__", None) != module.__name__ or \
+                    not (inspect.isfunction(obj) or inspect.isclass(obj)):
+                continue
+            try:
+                takes = "client" in inspect.signature(obj).parameters
+            except (TypeError, ValueError):  # a builtin's signature cannot be read: it takes no client of ours
+                takes = False
+            if takes:
+                found.add(f"{module.__name__}.{name}")
+    return found
+
+
+def unlisted(found: set[str]) -> list[str]:
+    return sorted(found - set(BUILDERS) - set(NOT_ANSWERERS))
+
+
+def test_every_model_calling_entry_point_is_checked_or_excluded_with_a_reason():
+    found = model_entry_points()
+    assert "rungs.rag.answerers.Rag" in found and "rungs.decide.ask" in found  # the discovery sees what is there
+    assert not unlisted(found), f"model-calling entry points neither checked (BUILDERS) nor in NOT_ANSWERERS " \
+                                f"with a reason: {unlisted(found)}"
+    stale = sorted(set(NOT_ANSWERERS) - found)
+    assert not stale, f"NOT_ANSWERERS names entry points that are gone: {stale}"
+    assert all(reason.strip() for reason in NOT_ANSWERERS.values())
+
+
+def test_a_new_model_calling_entry_point_would_be_seen():
+    assert unlisted(model_entry_points() | {"rungs.rag.new_reader.ask_it"}) == ["rungs.rag.new_reader.ask_it"]

@@ -5,8 +5,10 @@ Above the model room, below the rungs that answer (N3 ``rag``, N4 ``decide`` and
 one home for each rule those rungs share, so that two of them cannot disagree.
 
 - ``answer``     ``Answer``, ``Status``, ``Cost``, ``Quote``, ``FigureCheck``: the one shape of an answer
+- ``trail``      what a rung did on the way, typed: ``Gate``, ``Decided``, ``Trail`` (``answer.gate``, ``answer.decision``…)
 - ``answerer``   ``Answerer``: built once, then ``ask(question) -> Answer``
-- ``contract``   the answer contract as named checks, run over every answerer by discovery
+- ``contract``   the answer contract as named checks, run over every answerer by discovery; ``check_answerer``
+- ``doubles``    the contract's doubles: ``Behaving`` (a model every way a model can be), answerers planted broken
 - ``abstain``    the no-answer rule: ``NO_ANSWER``, ``is_no_answer``
 - ``citations``  the one citation syntax, « [1, 3] »
 - ``claims``     a quote found word for word in its passage; the whole check of an answer's claims
@@ -22,6 +24,7 @@ from .abstain import NO_ANSWER, is_no_answer
 from .answer import (Answer, AnswerNotGrounded, AnswerUnavailable, Cost, FigureCheck, Quote, QuoteNotFound, Status,
                      UnsupportedFigure)
 from .answerer import Answerer
+from .trail import Decided, Gate, Trail
 
-__all__ = ["Answer", "AnswerNotGrounded", "AnswerUnavailable", "Answerer", "Cost", "FigureCheck", "NO_ANSWER",
-           "Quote", "QuoteNotFound", "Status", "UnsupportedFigure", "is_no_answer"]
+__all__ = ["Answer", "AnswerNotGrounded", "AnswerUnavailable", "Answerer", "Cost", "Decided", "FigureCheck", "Gate",
+           "NO_ANSWER", "Quote", "QuoteNotFound", "Status", "Trail", "UnsupportedFigure", "is_no_answer"]

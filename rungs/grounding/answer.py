@@ -34,6 +34,7 @@ from enum import Enum
 
 from ..core.errors import BadArgument, RungsError
 from ..model.contract import BadResponse
+from .trail import Decided, Gate, Trail
 
 
 class Status(str, Enum):
@@ -229,6 +230,42 @@ class Answer:
         """The figures of the answer that nothing cited holds (a shown answer has none)."""
         return [f.figure for f in self.figures if not f.supported]
 
+    # Typed reads of the trace (``rungs.grounding.trail``): what consumers read, never its keys.
+    @property
+    def trail(self) -> Trail:
+        """Everything the rung recorded on the way, typed (a trace of the wrong shape is refused by name)."""
+        return Trail.of(self.trace)
+
+    @property
+    def gate(self) -> Gate | None:
+        """The gate's P(yes) and its threshold; None when no gate was asked."""
+        return self.trail.gate
+
+    @property
+    def decision(self) -> Decided | None:
+        """The decision on a copy: P(right), its threshold, whether the copy is shown; None when none was taken."""
+        return self.trail.decision
+
+    @property
+    def hits(self) -> tuple:
+        """The retriever's hits the passages sent came from (empty when passages were handed in)."""
+        return self.trail.hits
+
+    @property
+    def replies(self) -> tuple[str, ...]:
+        """Every raw reply of the model, in order, readable or not."""
+        return self.trail.replies
+
+    @property
+    def fences(self) -> tuple[str, ...]:
+        """The marks of the prompt's fences the rung declares (the contract finds fences in the text itself)."""
+        return self.trail.fences
+
+    @property
+    def error(self) -> RungsError | None:
+        """The error that says why an answer is unavailable or refused (None otherwise)."""
+        return self.trail.error
+
     def with_(self, **changes) -> "Answer":
         """A copy with some fields changed (an answer is never edited in place)."""
         return replace(self, **changes)
@@ -236,9 +273,9 @@ class Answer:
     def raise_for_status(self) -> "Answer":
         """The answer itself if it is answered or « je ne sais pas »; else the error that says why."""
         if self.status is Status.UNAVAILABLE:
-            raise self.trace.get("error") or AnswerUnavailable(self.reason or "no usable reply")
+            raise self.error or AnswerUnavailable(self.reason or "no usable reply")
         if self.status is Status.REFUSED:
-            raise self.trace.get("error") or AnswerNotGrounded(self.reason or "the answer broke a check")
+            raise self.error or AnswerNotGrounded(self.reason or "the answer broke a check")
         return self
 
     def to_dict(self) -> dict:

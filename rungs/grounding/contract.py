@@ -6,7 +6,9 @@ functions check it on an answer, each on its own, the way
 estimator). The suite discovers every ``Answerer`` subclass of the package,
 drives each one with scripted model replies — good ones, hostile ones, garbage
 — and runs every check on every answer it returns: whatever the model writes,
-the promises hold. A reader can run them on an answerer of their own.
+the promises hold. A reader can hold an answerer of their own to them in one
+call: ``check_answerer(factory)`` drives ``factory(client)`` with every double of
+``rungs.grounding.doubles`` and names each breach.
 
 The promises:
 
@@ -22,7 +24,8 @@ The promises:
 - ``check_figures_supported`` — every figure of a shown answer is held by a
   cited passage, a quote or the question, and ``figures`` says so, figure by figure;
 - ``check_no_scaffolding`` — no fence of the prompt (« <extrait », a nonce, a
-  « <<<SOURCE 2 » line) reaches the reader.
+  « <<<SOURCE 2 » line) reaches the reader: found in the text by the contract
+  itself (``SCAFFOLDING``), plus any mark the answerer declares (N5's nonce).
 
 Each raises ``AnswerContractBroken`` (never a bare ``assert``: they must still
 check under ``python -O``) with what was promised and what was seen.
@@ -31,6 +34,8 @@ Cost: linear in the answer and the passages sent.
 """
 
 from __future__ import annotations
+
+import re
 
 from ..core.errors import RungsError
 from . import claims, figures
@@ -108,11 +113,19 @@ def check_figures_supported(answer: Answer) -> None:
     _require(not answer.unsupported, f"figures listed as unsupported in a shown answer: {answer.unsupported}")
 
 
+#: Every fence a prompt of the package frames a passage with — N3's « <extrait id=…> … </extrait> », N5's
+#: « <<<SOURCE 2 …>>> » — found in the text by the contract itself, whatever the answerer declares; a model
+#: may echo one in capitals (« <EXTRAIT »), so it is read without case.
+SCAFFOLDING = re.compile(r"</?\s*extrait\b|<<<|>>>", re.IGNORECASE)
+
+
 def check_no_scaffolding(answer: Answer) -> None:
-    # « <EXTRAIT » is the same fence to a reader: read without case, as a model may echo it in capitals.
     text = answer.text.casefold()
-    marks = [m for m in answer.trace.get("fences", ()) if m and str(m).casefold() in text]
-    _require(not marks, f"the answer shows the prompt's fences {marks}: a passage's frame is not an answer")
+    found = [m.group(0) for m in SCAFFOLDING.finditer(answer.text)]
+    declared = [m for m in answer.fences if m and str(m).casefold() in text]  # a nonce only the rung knows
+    marks = list(dict.fromkeys(found + declared))
+    _require(not marks, f"scaffolding: the answer shows the prompt's fences {marks}: a passage's frame is not "
+                        "an answer")
 
 
 CHECKS = (check_status, check_refusal_not_shown, check_cost, check_cited_were_sent, check_quotes_found,
@@ -120,6 +133,37 @@ CHECKS = (check_status, check_refusal_not_shown, check_cost, check_cited_were_se
 
 
 def check_answer(answer: Answer) -> None:
-    """Every check of the contract on one answer."""
+    """Every check of the contract on one answer; a breach is named by its check (« check_quotes_found: … »)."""
     for check in CHECKS:
-        check(answer)
+        try:
+            check(answer)
+        except AnswerContractBroken as err:
+            raise AnswerContractBroken(f"{check.__name__}: {err}") from None
+
+
+#: The question ``check_answerer`` asks by default: one the doubles' passages can answer.
+QUESTION = "Combien de jours de congés par mois ?"
+
+
+def check_answerer(factory, question: str = QUESTION, behaviours=None) -> dict:
+    """Hold an answerer to the contract in one call: ``factory(client)`` is built once per way a model can
+    behave (``rungs.grounding.doubles.BEHAVIOURS``: faithful, abstaining, forging, inventing, echoing the
+    fence, garbage, nothing, down, miscounting), asked ``question``, and every check run on its answer.
+
+    Returns ``{behaviour: answer}``; raises ``AnswerContractBroken`` naming each behaviour and breach,
+    a raw exception from ``ask`` included (an answerer says what became of a question in its status).
+    """
+    from .doubles import BEHAVIOURS, Behaving  # the doubles import the answerer's room: read when driven only
+
+    answers, breaches = {}, []
+    for behaviour in BEHAVIOURS if behaviours is None else behaviours:
+        try:
+            answers[behaviour] = factory(Behaving(behaviour)).ask(question)
+            check_answer(answers[behaviour])
+        except AnswerContractBroken as err:
+            breaches.append(f"{behaviour}: {err}")
+        except Exception as err:  # noqa: BLE001 - any exception is the breach: ask never raises for a model
+            breaches.append(f"{behaviour}: ask raised {type(err).__name__} ({str(err)[:120]}): an answerer "
+                            "returns an Answer whose status says what became of the question")
+    _require(not breaches, "the answerer breaks the contract —\n" + "\n".join(breaches))
+    return answers

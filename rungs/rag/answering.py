@@ -38,6 +38,7 @@ from ..grounding.answer import (Answer, AnswerNotGrounded, AnswerUnavailable, Co
                                 UnsupportedFigure)
 from ..grounding.answerer import MAX_QUESTION
 from ..grounding.replies import UnusableReply
+from ..grounding.trail import Gate
 from ..model import EmptyCompletion, ModelError, TruncatedCompletion, default_client, estimate_tokens
 from .copying import COPY, copy
 from .decision import HANDBOOK_DECISION, check_coverage, check_hits, share_said, shipped, signals
@@ -229,7 +230,7 @@ def _gate(client, mode, threshold, question, sent, numbered, collection, base, s
     base["trace"]["gate"] = {**verdict, "threshold": threshold}
     if verdict["note"]:
         base["trace"]["refused"].append(verdict["note"])
-    if verdict["p"] is None or threshold is None or verdict["p"] >= threshold:  # None: asked for the decision only
+    if not Gate.of(base["trace"]["gate"]).closed:  # no threshold: asked for the decision only
         return cost, None, failed
     p, said = figures_of(verdict["p"], threshold)
     closed = Answer(status=Status.NO_ANSWER, text=NO_ANSWER, cost=cost, reason=(

@@ -48,7 +48,7 @@ def fence_code(request: str, nbytes: int = 6) -> str:
 
 
 def fences(nonce: str) -> tuple[str, ...]:
-    """The marks of the prompt's fences that no shown sentence may hold (``Answer.trace["fences"]``)."""
+    """The marks of the prompt's fences that no shown sentence may hold (``Answer.fences``)."""
     return ("<<<", ">>>", nonce)
 
 

@@ -303,10 +303,10 @@ def ask(args) -> int:
               flush=True)
     answer = reader.ask(args.question)
     if answer.status in (Status.UNAVAILABLE, Status.REFUSED):  # nothing is shown: one line says why
-        raise RungsError(f"no answer shown ({answer.status}): " + str(answer.trace.get("error") or answer.reason))
+        raise RungsError(f"no answer shown ({answer.status}): " + str(answer.error or answer.reason))
     _print_answer(answer, store, args, bool(shown))
     reading = f", {clock['first'] - clock['start']:.1f} s before the first sentence" if "first" in clock else ""
-    hits = {h.id: h for h in answer.trace.get("hits", [])}
+    hits = {h.id: h for h in answer.hits}
     read = " · ".join(_where(hits[i]) for i in answer.sent) or "none"
     print(safe_text(f"({len(answer.sent)} passage(s) read: {read}; {answer.cost}{reading})"))
     return 0
@@ -323,7 +323,7 @@ def _print_answer(answer, store, args, streamed: bool) -> None:
     from .. import rag  # loaded by ask already: a lookup
     from ..core.display import safe_text
 
-    hits = {h.id: h for h in answer.trace.get("hits", [])}
+    hits = {h.id: h for h in answer.hits}
     if not streamed:  # a lead-in on its line, the sentences under it, aligned
         print("answer:   " + safe_text(answer.text).replace("\n", "\n          "))
     for n, q in enumerate(answer.quotes, 1):
@@ -354,21 +354,21 @@ def _print_decisions(answer, args) -> None:
     from ..rag.decision import share_said
     from ..rag.gate import figures_of
 
-    gate, decided = answer.trace.get("gate"), answer.trace.get("decision")
-    if gate and gate.get("p") is not None and gate.get("threshold") is not None:
+    gate, decided = answer.gate, answer.decision
+    if gate and gate.p is not None and gate.threshold is not None:
         asked, skipped = (("the sentences were copied", "the sentences were not copied") if not rag.reader(args.mode).model
                           else ("the answer was asked for", "the answer was not asked for"))
-        went = asked if gate["p"] >= gate["threshold"] else f"below it: {skipped}"
-        p, threshold = figures_of(gate["p"], gate["threshold"])
+        went = f"below it: {skipped}" if gate.closed else asked  # the gate's own verdict, never decided again
+        p, threshold = figures_of(gate.p, gate.threshold)
         print(f"gate:     P(the passages answer the question) = {p}, threshold {threshold}: {went}")
-    elif gate and gate.get("p") is not None:
-        print(f"gate:     P(the sentences answer the question) = {gate['p']:.2f}, one of the decision's signals")
+    elif gate and gate.p is not None:
+        print(f"gate:     P(the sentences answer the question) = {gate.p:.2f}, one of the decision's signals")
     if decided:
-        p, threshold = figures_of(decided["p"], decided["threshold"])
-        went = "the sentences are shown" if decided["answer"] else "below it: « je ne sais pas »"
+        p, threshold = figures_of(decided.p, decided.threshold)
+        went = "the sentences are shown" if decided.shown else "below it: « je ne sais pas »"
         print(f"decision: P(the copy is right) = {p}, threshold {threshold} (set to answer "
-              f"{share_said(decided['coverage'])} of the questions it was fitted on): {went}")
-        print(safe_text(f"          from {decided['source']}; on your own folder it is applied as is"))
+              f"{share_said(decided.coverage)} of the questions it was fitted on): {went}")
+        print(safe_text(f"          from {decided.source}; on your own folder it is applied as is"))
 
 
 COMMANDS = {"index": index, "search": search, "ask": ask}
