@@ -71,3 +71,15 @@ def test_judge_refuses_a_signal_outside_its_share():
     with pytest.raises(BadArgument, match="signal gate"):
         rag.shipped().judge(found)
     assert not math.isnan(rag.shipped().judge({**found, "gate": Decimal("0.9")})["p"])
+
+
+def test_where_a_checked_number_goes_on_it_goes_on_as_its_float():
+    # Once a Decimal passed the one check, a caller that kept its own value mixed it with floats:
+    # Slider(0.5, Decimal(0), 1.0, …) and paired_test({… Decimal(1) …}) raised TypeError, holm returned Decimals.
+    from rungs.core.knobs import Slider
+    from rungs.lab import metrics
+
+    assert Slider(0.5, Decimal(0), 1.0, Decimal("0.1")).check(Decimal("0.3"), "x") == 0.3
+    a, b = {"q1": 1.0, "q2": 0.0, "q3": 1.0}, {"q1": 0.0, "q2": 0.0, "q3": 1.0}
+    assert metrics.paired_test({**a, "q1": Decimal(1)}, b) == metrics.paired_test(a, b)
+    assert all(type(p) is float for p in metrics.holm({"a": Decimal("0.01"), "b": 0.04}).values())
