@@ -428,7 +428,7 @@ def ask(state, questions: dict, client=None, *, backend: str = "chat", max_token
     check_choice(backend, "backend", ("chat", "logprobs"))
     check_int(max_tokens, "max_tokens", low=1, high=100_000)
     check_int(max_state_chars, "max_state_chars", low=1, high=MAX_STATE_BUDGET)
-    check_number(min_coverage, "min_coverage", low=0.0, high=1.0)
+    min_coverage = check_number(min_coverage, "min_coverage", low=0.0, high=1.0)
     check_int(top_logprobs, "top_logprobs", low=1, high=20)  # OpenAI's API returns at most 20
     if backend == "logprobs":
         for qid, q in questions.items():

@@ -197,6 +197,27 @@ def test_a_str_for_a_tuple_field_is_refused_by_name(name):
     assert GOOD.with_(cited=["a"], notes=["une note"]).notes == ("une note",)  # a list is still a tuple's worth
 
 
+@pytest.mark.parametrize("name, value, said", [("cited", None, "list or tuple"), ("notes", 5, "list or tuple"),
+                                               ("figures", None, "list or tuple"), ("quotes", {"a": 1}, "list or tuple"),
+                                               ("quotes", [1, 2], "Quote only"), ("cited", ["a.md#1", 5], "passage ids only"),
+                                               ("notes", [None], "notes in words only")])
+def test_a_tuple_field_that_is_no_list_or_holds_the_wrong_items_is_refused_by_name(name, value, said):
+    """Probe of issue 43: ``Answer(cited=None)`` or ``notes=5`` raised a bare TypeError from tuple();
+    ``quotes=[1, 2]`` and ``cited=['a.md#1', 5]`` were kept, to fail far away (a quote without text)."""
+    from rungs.core.errors import BadArgument
+
+    with pytest.raises(BadArgument, match=f"{name} must .*{said}"):
+        Answer(question="q ?", status=Status.NO_ANSWER, **{name: value})
+
+
+def test_with_names_a_field_an_answer_does_not_have():
+    """Probe of issue 43: ``with_(nope=1)`` raised dataclasses' bare TypeError « unexpected keyword argument »."""
+    from rungs.core.errors import BadArgument
+
+    with pytest.raises(BadArgument, match="no field nope: it holds question, status"):
+        GOOD.with_(nope=1)
+
+
 @pytest.mark.parametrize("field, value", [("seconds", 10 ** 400), ("calls", 10 ** 5000),
                                           ("output_tokens", 10 ** 16), ("seconds", 1e300)],
                          ids=["seconds-10e400", "calls-10e5000", "tokens-10e16", "seconds-1e300"])

@@ -235,3 +235,42 @@ def test_signals_name_quotes_without_text_and_a_gate_that_is_not_a_probability()
         with pytest.raises(BadArgument, match=said_):
             rag.decision.signals(ON_TOPIC, quotes, gate_p)
     assert rag.decision.signals(ON_TOPIC, [], None)["gate"] == rag.decision.UNKNOWN_GATE
+
+
+VIEWS = {"loss_table": lambda d: abstention_decision.loss_table(d), "choice_lines": abstention_decision.choice_lines,
+         "readers_table": abstention_decision.readers_table,
+         "risk_coverage_table": abstention_decision.risk_coverage_table,
+         "plot_risk_coverage": lambda d: _closed(abstention_decision.plot_risk_coverage(d)),
+         "at_coverage": lambda d: abstention_decision.at_coverage(d, 0.5),
+         "coverage_line": lambda d: abstention_decision.coverage_line(d, 0.5), "goal_table": abstention_decision.goal_table}
+
+
+def _closed(ax):
+    import matplotlib.pyplot as plt
+    plt.close(ax.figure)  # a figure a loop of probes opens is closed: pyplot keeps every one
+
+
+#: A key each view reads, to see it named when it is missing.
+READS = {"loss_table": "report", "choice_lines": "choice", "readers_table": "folder", "risk_coverage_table": "curves",
+         "plot_risk_coverage": "curves", "at_coverage": "shipped", "coverage_line": "shipped", "goal_table": "goal"}
+
+
+@pytest.mark.parametrize("view", sorted(VIEWS))
+def test_a_view_handed_a_dict_load_did_not_make_names_the_key_it_lacks(view):
+    # Issue 43: loss_table({}) raised KeyError 'report', readers_table(None) TypeError, a part of the wrong
+    # type TypeError or ValueError from deep in a table; each now says which key, and to pass what load() returns.
+    import matplotlib
+    matplotlib.use("Agg")
+    whole = abstention_decision.load_loss() if view == "loss_table" else abstention_decision.load()
+    VIEWS[view](whole)  # what load() makes is read
+    with pytest.raises(abstention_decision.NoSummary, match=f"no '{READS[view]}': pass what abstention_decision.load"):
+        VIEWS[view]({k: v for k, v in whole.items() if k != READS[view]})
+    for part in whole:  # any part of the wrong type: read (the view does not use it) or refused by name
+        for junk in (3, "x", None, [1]):
+            try:
+                VIEWS[view]({**whole, part: junk})
+            except abstention_decision.NoSummary:
+                pass
+    for junk in ({}, None, [1], "x"):
+        with pytest.raises(abstention_decision.NoSummary):
+            VIEWS[view](junk)

@@ -256,3 +256,21 @@ def test_a_local_model_that_is_a_pipe_or_unreadable_is_a_cross_with_its_fix(tmp_
     c = doctor.Check("model file")
     doctor.check_model(c)
     assert not c.ok and "cannot be read (Permission denied)" in c.detail and "chmod a+r" in c.fix
+
+
+def test_a_replay_setting_no_notebook_can_use_is_said_when_the_model_is_down_too(monkeypatch):
+    # Probe of issue 43: RUNGS_REPLAY=bogus was named only after a completion that worked; with the model
+    # down — when a room turns to replay — the ✗ said to read the server's log, and the first notebook cell
+    # then refused the setting.
+    from rungs.model import client as model_client
+
+    class Failing(llm.Client):
+        def chat(self, *args, **kw):
+            raise llm.ModelUnavailable("cannot connect to the local server")
+
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.setenv("RUNGS_REPLAY", "bogus")
+    monkeypatch.setattr(model_client, "Client", Failing)
+    c = doctor.Check("completion")
+    doctor.check_completion(c)
+    assert not c.ok and "RUNGS_REPLAY='bogus' is not one of" in c.detail and c.fix == doctor.SETTING_FIX

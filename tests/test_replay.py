@@ -248,3 +248,36 @@ def test_a_recorded_field_of_the_wrong_type_is_refused_by_line_and_field(tmp_pat
     with pytest.raises(llm.BadResponse, match=f"line 1 of the replay file n.jsonl: its reply's '{field}' is not"):
         client = llm.ReplayClient(path)
         list(client.stream(messages, max_tokens=5)) if kind == "stream" else client.chat(messages, max_tokens=5)
+
+
+def test_a_replay_file_nested_thousands_deep_is_refused_by_line(tmp_path):
+    # Probe of issue 43: a line of 100,000 « [ » raised RecursionError from json.loads, not a refusal.
+    path = tmp_path / "deep.jsonl"
+    path.write_text("[" * 100_000 + "]" * 100_000 + "\n", encoding="utf-8")
+    with pytest.raises(llm.BadResponse, match="line 1 .* is not a recorded call"):
+        replay.ReplayClient(path)
+
+
+def test_a_replay_path_the_system_refuses_is_refused_by_name(tmp_path):
+    # Probe of issue 43: a name too long for the system raised OSError (errno 36) from pathlib, in replay and
+    # in record (before the call, but raw).
+    long = tmp_path / ("x" * 5000)
+    with pytest.raises(replay.NotRecorded, match="no replay file"):
+        replay.ReplayClient(long)
+    with pytest.raises(BadSetting, match="cannot record to .*shorter path"):
+        replay.RecordingClient(llm.ScriptedClient(["a"]), long)
+
+
+def test_a_replay_file_name_with_terminal_escapes_is_quoted_safely(tmp_path):
+    # Probe of issue 43: a file named « \x1b[31m….jsonl » put its raw escape in the refusal of a bad line, of a
+    # file not UTF-8, and of a folder recorded into.
+    bad_line, not_utf8, folder = (tmp_path / "\x1b[31mred.jsonl", tmp_path / "\x1b[31mbin.jsonl",
+                                  tmp_path / "\x1b[2Jdir")
+    bad_line.write_text("not json\n", encoding="utf-8")
+    not_utf8.write_bytes(b"\xff\xfe")
+    folder.mkdir()
+    for make in (lambda: replay.ReplayClient(bad_line), lambda: replay.ReplayClient(not_utf8),
+                 lambda: replay.RecordingClient(llm.ScriptedClient(["a"]), folder)):
+        with pytest.raises((llm.BadResponse, BadSetting)) as err:
+            make()
+        assert "\x1b" not in str(err.value), str(err.value)

@@ -448,3 +448,19 @@ def test_the_sentence_gate_stays_linear_however_the_report_is_written(unit):
 
     n = 12_000 // len(unit)  # well past the cap on what is held, on both sides
     assert growth(stream, unit * n, unit * 4 * n, repeat=3) < 8
+
+
+@pytest.mark.parametrize("written, shown, cited", [
+    ("Les congés sont illimités<sup>9</sup>.", "Les congés sont illimités.", []),
+    ("Un droit<SUP> 1, 9 </SUP>.", "Un droit.", []),
+    ("Deux jours<sup>1, 2</sup>.", "Deux jours [1, 2].", [1, 2])])
+def test_a_citation_written_as_html_superscript_is_read_as_one(written, shown, cited):
+    # Probe of issue 43: « illimités<sup>9</sup> » for a source never gathered was kept — a notebook's Markdown
+    # shows it as « illimités⁹ », a citation of nothing.
+    assert research.check_citations(written, {1, 2})[:2] == (shown, cited)
+
+
+def test_quotes_name_a_numbered_page_whose_text_was_not_handed_in():
+    # Probe of issue 43: checks.quotes("… [1].", {1: "a"}, {}) raised a bare KeyError 'a'.
+    with pytest.raises(BadArgument, match="no text for page 'a' \\(source \\[1\\]\\)"):
+        checks.quotes("Deux jours [1].", {1: "a"}, {})

@@ -139,7 +139,7 @@ def test_duplicate_ids_are_refused_by_both_indexes():
     ({"k1": -1}, "k1"), ({"b": 1.5}, "b must"), ({"match": "some"}, "match"),
     ({"weights": {"summary": 1}}, "fields the index does not have"), ({"idf": "bm11"}, "idf"),
     ({"k1": float("nan")}, "k1 must be a finite"), ({"weights": {"title": float("inf")}}, "weights"),
-    ({"weights": {"title": -1}}, "weights"), ({"b": True}, "b must be a number"),
+    ({"weights": {"title": -1}}, "weights"), ({"b": True}, "b must be a real number"),
 ])
 def test_bad_knobs_are_named_before_any_work(kw, message):
     index = bm25.build_index([{"id": "a", "title": "x", "body": "y"}])

@@ -104,3 +104,37 @@ def test_a_question_field_of_the_wrong_type_is_refused_not_split(tmp_path, field
     file.write_text(json.dumps({"id": "q07", "question": "Combien ?", field: value}) + "\n", encoding="utf-8")
     with pytest.raises(HandbookError, match=rf"q\.jsonl, line 1: {message}"):
         load_questions(file)
+
+
+@pytest.mark.parametrize("field, value", [("kind", 5), ("english", 5), ("added", True), ("added", 202612)])
+def test_a_question_s_text_field_written_as_a_number_is_refused_by_name(tmp_path, field, value):
+    # Probe of issue 43: kind 5, english 5 or added true were kept as they came (added is sorted by
+    # tuning.halves with the others' text; a kind of 5 is a kind no table names).
+    file = tmp_path / "q.jsonl"
+    file.write_text(json.dumps({"id": "q07", "question": "Combien ?", field: value}) + "\n", encoding="utf-8")
+    with pytest.raises(HandbookError, match=rf"line 1: q07: {field} must be a string"):
+        load_questions(file)
+    file.write_text(json.dumps({"id": "q07", "question": "Combien ?", "kind": None}) + "\n", encoding="utf-8")
+    assert load_questions(file)[0]["kind"] == "lexical"  # null is left out, as the docstring reads it
+
+
+@pytest.mark.parametrize("raw", ["q\x1b[2J", "q\u202e1", "q\n1", "   "])
+def test_a_question_id_with_control_characters_is_refused(tmp_path, raw):
+    # Probe of issue 43: an id « q\x1b[2J » was kept, and printed raw by every table and cell that names it.
+    file = tmp_path / "q.jsonl"
+    file.write_text(json.dumps({"id": raw, "question": "Combien ?"}) + "\n", encoding="utf-8")
+    with pytest.raises(HandbookError, match="line 1: the id .* control characters or only spaces"):
+        load_questions(file)
+
+
+def test_a_question_file_nested_too_deep_or_named_with_escapes_is_refused_safely(tmp_path):
+    # Probe of issue 43: a line of 100,000 « [ » raised RecursionError; a file named « \x1b[2Jq.jsonl » put
+    # its escape raw in the refusal.
+    deep, named = tmp_path / "deep.jsonl", tmp_path / "\x1b[2Jq.jsonl"
+    deep.write_text("[" * 100_000 + "]" * 100_000 + "\n", encoding="utf-8")
+    named.write_text("{x\n", encoding="utf-8")
+    with pytest.raises(HandbookError, match="line 1: nested too deep"):
+        load_questions(deep)
+    with pytest.raises(HandbookError, match="not JSON") as err:
+        load_questions(named)
+    assert "\x1b" not in str(err.value)

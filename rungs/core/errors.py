@@ -18,6 +18,7 @@ Cost: nothing.
 
 from __future__ import annotations
 
+import decimal
 import math
 import numbers
 
@@ -130,20 +131,31 @@ def check_limit(limit) -> int:
 
 def check_number(value, name: str, *, low: float | None = None, high: float | None = None,
                  low_open: bool = False) -> float:
-    """A finite real number (not a bool) within [low, high] (``low_open``: strictly above ``low``)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise BadArgument(f"{name} must be a number, not {type(value).__name__} {short_repr(value)}")
+    """A finite real number (not a bool) within [low, high] (``low_open``: strictly above ``low``), as its float:
+    an int, a float, a numpy number, a ``Fraction`` or a ``Decimal`` (a real number that is not ``numbers.Real``)."""
+    if isinstance(value, bool) or not isinstance(value, (numbers.Real, decimal.Decimal)):
+        raise BadArgument(f"{name} must be {_wanted(low, high)}, not {type(value).__name__} {short_repr(value)}"
+                          + (": pass float(...)" if isinstance(value, str) else ""))
     try:
-        value = float(value)
+        number = float(value)
     except OverflowError:  # an integer with hundreds of digits has no float
         raise BadArgument(f"{name} must be a finite number, not {_digits(int(value))}") from None
-    if not math.isfinite(value):
-        raise BadArgument(f"{name} must be a finite number, not {value}")
+    except ValueError:  # a signalling NaN Decimal has no float
+        number = math.nan
+    if not math.isfinite(number):  # a Decimal past a float's range is inf here: name the value it was
+        raise BadArgument(f"{name} must be a finite number, not {short_repr(value)}")
+    value = number
     if low is not None and (value <= low if low_open else value < low):
         raise BadArgument(f"{name} must be {'above' if low_open else 'at least'} {low:g}, not {value:g}")
     if high is not None and value > high:
         raise BadArgument(f"{name} must be at most {high:g}, not {value:g}")
     return value
+
+
+def _wanted(low, high) -> str:
+    # Say what is accepted: « a number » alone reads oddly beside a Decimal or a complex, which are numbers too.
+    span = f" from {low:g} to {high:g}" if low is not None and high is not None else ""
+    return f"a real number{span} (an int, a float, a Fraction or a Decimal)"
 
 
 def check_choice(value, name: str, options) -> str:

@@ -50,7 +50,9 @@ class Slider:
 
     def __post_init__(self):
         for name in ("start", "low", "high", "step"):
-            check_number(getattr(self, name), f"slider {name}")
+            value = check_number(getattr(self, name), f"slider {name}")
+            if not _whole(getattr(self, name)):  # a Decimal or a Fraction kept as itself would not mix with a float
+                object.__setattr__(self, name, value)
         if not self.low <= self.start <= self.high:
             raise BadArgument(f"a slider starts inside its range: {self.start:g} is not within "
                               f"[{self.low:g}, {self.high:g}]")

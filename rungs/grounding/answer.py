@@ -185,6 +185,19 @@ class FigureCheck:
 _ITEMS = {"cited": "passage ids", "quotes": "Quote", "figures": "FigureCheck", "notes": "notes in words"}
 
 
+def _items(value, name: str) -> tuple:
+    # None or 5 is no list (tuple() would raise a bare TypeError); a citation of 5 or a quote of 1 is no item
+    kind = {"cited": str, "quotes": Quote, "figures": FigureCheck, "notes": str}[name]
+    if isinstance(value, dict) or not hasattr(value, "__iter__"):
+        raise BadArgument(f"{name} must be a list or tuple (of {_ITEMS[name]}), not {type(value).__name__} "
+                          f"{value!r:.40}")
+    value = tuple(value)
+    wrong = [v for v in value if not isinstance(v, kind)]
+    if wrong:
+        raise BadArgument(f"{name} must hold {_ITEMS[name]} only, not {type(wrong[0]).__name__} {wrong[0]!r:.40}")
+    return value
+
+
 @dataclass(frozen=True)
 class Answer:
     """An answer, in the one shape every answering rung returns (the module docstring says each field)."""
@@ -219,7 +232,7 @@ class Answer:
             if isinstance(value, (str, bytes)):  # tuple("a.md#1") is five citations of one letter each
                 raise BadArgument(f"{name} must be a list or tuple (of {_ITEMS[name]}), not the text {value!r:.40}: "
                                   f"write {name}=({value!r:.40},)")
-            object.__setattr__(self, name, tuple(value))
+            object.__setattr__(self, name, _items(value, name))
 
     @property
     def answered(self) -> bool:
@@ -268,6 +281,10 @@ class Answer:
 
     def with_(self, **changes) -> "Answer":
         """A copy with some fields changed (an answer is never edited in place)."""
+        unknown = sorted(set(changes) - set(self.__dataclass_fields__))
+        if unknown:  # replace() would say « unexpected keyword argument », not what an answer holds
+            raise BadArgument(f"an Answer has no field {', '.join(unknown)}: it holds "
+                              f"{', '.join(self.__dataclass_fields__)}")
         return replace(self, **changes)
 
     def raise_for_status(self) -> "Answer":

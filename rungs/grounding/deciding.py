@@ -22,11 +22,18 @@ import numpy as np
 from ..core.errors import BadArgument, check_number
 
 
-def _floats(values) -> np.ndarray:
+def _floats(values, bools: bool = True) -> np.ndarray:
     # numpy reads "0.5" as 0.5: a number written as text (a hand-edited file) is named, not read
     if np.asarray(values).dtype.kind in "USa":
         raise BadArgument("text, not numbers")  # caught by the caller, which names the argument
+    # JSON's true is Python's 1 (bool is an int): where a number belongs, a true/false is a slip, named
+    if not bools and (np.asarray(values).dtype.kind == "b" or _has_bool(values)):
+        raise BadArgument("true/false, not numbers")
     return np.asarray(values, dtype=float)
+
+
+def _has_bool(values) -> bool:
+    return isinstance(values, (list, tuple)) and any(isinstance(v, (bool, np.bool_)) or _has_bool(v) for v in values)
 
 
 def rows_of(rows, name: str = "rows") -> np.ndarray:
@@ -78,12 +85,14 @@ class Decision:
         return cls(names, mean, scale, weights, check_number(bias, "a decision's bias"))
 
 
-def numbers_of(values, name: str, length: int | None = None) -> np.ndarray:
-    """One finite number a question, as a float vector; anything else refused by name."""
+def numbers_of(values, name: str, length: int | None = None, *, bools: bool = False) -> np.ndarray:
+    """One finite number a question, as a float vector; anything else (a true/false unless ``bools``: a
+    label) refused by name."""
     try:
-        v = _floats(values)
-    except (TypeError, ValueError):
-        raise BadArgument(f"{name} must be numbers, one a question") from None
+        v = _floats(values, bools)
+    except (TypeError, ValueError) as err:
+        said = f" ({err})" if isinstance(err, BadArgument) else ""
+        raise BadArgument(f"{name} must be numbers, one a question{said}") from None
     if v.ndim != 1 or not np.isfinite(v).all() or (length is not None and len(v) != length):
         raise BadArgument(f"{name} must be finite numbers, one a question" + (f" ({length})" if length else ""))
     return v

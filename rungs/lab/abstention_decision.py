@@ -18,13 +18,14 @@ Cost: reading one JSON file of a few hundred kB.
 
 from __future__ import annotations
 
+import functools
 import json
 
 import numpy as np
 
 from ..core import paths
 from ..core.display import Table
-from ..core.errors import BadArgument, check_number
+from ..core.errors import BadArgument, RungsError, check_number, short_repr
 from ..grounding.deciding import check_coverage
 from ..rag.decision import Shipped, share_said
 from .abstention_summary import NoSummary
@@ -49,11 +50,34 @@ def load(path=None, *, name: str = "decision.json", parts=PARTS, bench: str = "b
     return data
 
 
+def _reads_the_study(fn):
+    """A view of the study: handed a dict ``load()`` did not make (a key missing, a part of the wrong type), it
+    refuses by name (``NoSummary``) instead of a raw KeyError or TypeError from deep in a table."""
+    @functools.wraps(fn)
+    def read(data, *args, **kwargs):
+        try:
+            return fn(data, *args, **kwargs)
+        except RungsError:
+            raise
+        except KeyError as err:  # the key is the one thing a learner can look for
+            raise NoSummary(f"{fn.__name__}: the study has no {short_repr(err.args[0] if err.args else None)}: "
+                            f"pass what {_loader(fn)} returns") from None
+        except (TypeError, ValueError, IndexError, AttributeError) as err:
+            raise NoSummary(f"{fn.__name__}: a part of the study is not what {_loader(fn)} writes "
+                            f"({type(err).__name__}: {short_repr(str(err))}): pass what it returns") from None
+    return read
+
+
+def _loader(fn) -> str:
+    return "abstention_decision.load_loss()" if fn.__name__ == "loss_table" else "abstention_decision.load()"
+
+
 def load_loss(path=None) -> dict:
     """``benchmarks/results/loss.json`` (or ``path``): where an answer is lost, half by half."""
     return load(path, name="loss.json", parts=("decide", "report"), bench="bench_loss.py")
 
 
+@_reads_the_study
 def loss_table(loss: dict) -> Table:
     """Stage by stage, both halves: the share of the answerable questions still held (or answered right)."""
     labels = list(loss["report"]["stages"])
@@ -65,6 +89,7 @@ def loss_table(loss: dict) -> Table:
     return Table("\n".join(out))
 
 
+@_reads_the_study
 def choice_lines(data: dict) -> list[str]:
     """What the protocol chose on the deciding half, and its cross-validated gain over the floor."""
     best, cv = data["choice"]["best"], data["choice"]["cv"]
@@ -74,6 +99,7 @@ def choice_lines(data: dict) -> list[str]:
             f"[{cv['ci95'][0]:+.3f}, {cv['ci95'][1]:+.3f}], p {cv['p']:.3f}"]
 
 
+@_reads_the_study
 def readers_table(data: dict) -> Table:
     """Each reader × decision: share right on the deciding half (cross-fitted) and the reporting half (once),
     the share answered and the AUC there, paired tests against pointing-lead and the copy; then the folder."""
@@ -108,6 +134,7 @@ def _or(value, width: int) -> str:
     return f"{value:>{width}.3f}" if value is not None else f"{'—':>{width}}"
 
 
+@_reads_the_study
 def risk_coverage_table(data: dict, half: str = "report") -> Table:
     """Each decision's accuracy among the answered at a few coverages, and the area under its curve."""
     curves = _curves(data, half)
@@ -137,12 +164,11 @@ def plot_risk_coverage(data: dict, half: str = "report", *, ax=None):
     """The curves of ``risk_coverage_table`` and the model's own point, on one axis."""
     import matplotlib.pyplot as plt  # only when a figure is drawn: the tables need no matplotlib
 
-    curves, ax = _curves(data, half), ax or plt.subplots(figsize=(6.4, 4))[1]
-    for name in DECISIONS:
-        points = np.array(curves[name]["points"])
-        ax.plot(points[:, 0], points[:, 1], label=f"{name} (area {curves[name]['area']:.3f})")
-    own = curves["pointing-lead's own « aucune »"]
-    ax.scatter([own["coverage"]], [own["accuracy"]], color="black", zorder=3, label="pointing-lead's own « aucune »")
+    lines, own = _drawn(data, half)  # the study read first, whole: a bad one is refused before any figure
+    ax = ax or plt.subplots(figsize=(6.4, 4))[1]
+    for name, points, area in lines:
+        ax.plot(points[:, 0], points[:, 1], label=f"{name} (area {area:.3f})")
+    ax.scatter([own[0]], [own[1]], color="black", zorder=3, label="pointing-lead's own « aucune »")
     ax.set_xlabel("share of the questions answered (coverage)")
     ax.set_ylabel("share right among the answered")
     ax.set_title(f"risk–coverage, {_half(half)}")
@@ -151,12 +177,29 @@ def plot_risk_coverage(data: dict, half: str = "report", *, ax=None):
     return ax
 
 
+@_reads_the_study
+def _drawn(data: dict, half: str):
+    curves = _curves(data, half)
+    lines = [(name, np.array(curves[name]["points"], dtype=float), float(curves[name]["area"])) for name in DECISIONS]
+    for name, points, _ in lines:
+        if points.ndim != 2 or points.shape[1] != 2:
+            raise NoSummary(f"plot_risk_coverage: the study's curve « {name} » is not (coverage, accuracy) pairs: "
+                            "pass what abstention_decision.load() returns")
+    own = curves["pointing-lead's own « aucune »"]
+    return lines, (float(own["coverage"]), float(own["accuracy"]))
+
+
+@_reads_the_study
 def at_coverage(data: dict, coverage: float) -> dict:
     """What the shipped decision does on the reporting half at ``coverage``, from stored probabilities: its
     threshold (read from the deciding half, as ``ask`` reads it), the share answered, right among them, right
     of all (a « je ne sais pas » is right on a question no page answers)."""
     coverage = check_coverage(coverage)
-    shipped = Shipped(data["shipped"])
+    try:
+        shipped = Shipped(data["shipped"])
+    except BadArgument as err:  # the study's copy of the decision, not an argument of the learner's
+        raise NoSummary(f"at_coverage: the study has no 'shipped' decision it can read ({err}): pass what "
+                        "abstention_decision.load() returns") from None
     cut, rows = shipped.threshold(coverage), _rows(data, shipped.name)
     shown = [r["p"][shipped.name] >= cut for r in rows]
     answered = [r for r, s in zip(rows, shown) if s]
@@ -180,6 +223,7 @@ def _rows(data: dict, name: str) -> list[dict]:
     return rows
 
 
+@_reads_the_study
 def coverage_line(data: dict, coverage: float) -> str:
     """``at_coverage`` as one line a slider prints."""
     c = at_coverage(data, coverage)
@@ -195,6 +239,7 @@ GOAL = (("right", "right, of all"), ("right_answerable", "right, of the answerab
         ("citation_precision", "citation precision (answerable, cited)"), ("unsupported_shown", "unsupported figure shown"))
 
 
+@_reads_the_study
 def goal_table(data: dict) -> Table:
     """The chosen decision at its coverage beside pointing-lead: each measure of the goal, the reporting half
     and the folder (the handbook's threshold applied as is), and the paired test of the share right."""

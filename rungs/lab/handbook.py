@@ -28,6 +28,7 @@ import os
 from pathlib import Path
 
 from ..core import paths
+from ..core.display import safe_text
 from ..core.errors import BadArgument, RungsError, short_repr
 
 #: The handbook travels inside the package (``rungs/lab/data/handbook/``): an installed rungs finds it too.
@@ -114,7 +115,34 @@ def _wrong_field(q: dict) -> str | None:
                 "(« \"pages\": {\"guide.pdf\": 5} »)")
     if answer is not None and not isinstance(answer, str):
         return f"answer must be a string (or null), not a {type(answer).__name__}"
+    # kind, english and added are read as text (tuning.halves sorts added): a 5 or a true is a slip, named here
+    for name in ("kind", "english", "added"):
+        if q.get(name) is not None and not isinstance(q[name], str):
+            return f"{name} must be a string (or left out), not a {type(q[name]).__name__} {short_repr(q[name])}"
     return None
+
+
+def _question(line: str, where: str, seen: set) -> dict:
+    """One line of a question file as a question, its fields checked; else a refusal naming the line."""
+    try:
+        q = json.loads(line)
+    except json.JSONDecodeError as err:
+        raise HandbookError(f"{where}: not JSON ({err.msg})") from None
+    except RecursionError:  # a line nested thousands deep is JSON no question is written in
+        raise HandbookError(f"{where}: nested too deep to be a question") from None
+    if not isinstance(q, dict) or not q.get("id") or not q.get("question"):
+        raise HandbookError(f"{where}: needs at least 'id' and 'question'")
+    if not isinstance(q["id"], str) or not isinstance(q["question"], str):
+        raise HandbookError(f"{where}: 'id' and 'question' must be strings")
+    if not q["id"].isprintable() or not q["id"].strip():  # an id is printed in tables, cells and reports
+        raise HandbookError(f"{where}: the id {short_repr(q['id'])} holds control characters or only spaces: "
+                            "write it in plain letters and digits (« q01 »)")
+    if q["id"] in seen:
+        raise HandbookError(f"{where}: duplicate question id {q['id']!r}")
+    seen.add(q["id"])
+    if (wrong := _wrong_field(q)) is not None:
+        raise HandbookError(f"{where}: {q['id']}: {wrong}")
+    return q
 
 
 def load_questions(path: str | Path | None = None) -> list[dict]:
@@ -132,37 +160,26 @@ def load_questions(path: str | Path | None = None) -> list[dict]:
     if path is not None and not isinstance(path, (str, os.PathLike)):
         raise BadArgument(f"path must be a file's path, not {type(path).__name__} {short_repr(path)}")
     file = Path(path) if path is not None else HANDBOOK / "questions.jsonl"
+    shown = safe_text(file.name)  # the file's name as a terminal may show it: its escapes must not act
     if not _exists(file, Path.is_file):  # not a folder, a FIFO, a socket: a FIFO would be waited on forever
-        raise HandbookError(f"{file}: no such file of questions")
+        raise HandbookError(f"{safe_text(str(file))}: no such file of questions")
     try:
         raw_text = file.read_text(encoding="utf-8")
     except UnicodeDecodeError as err:
-        raise HandbookError(f"{file.name}: not UTF-8 text (byte {err.start}): save it as UTF-8") from None
+        raise HandbookError(f"{shown}: not UTF-8 text (byte {err.start}): save it as UTF-8") from None
     except OSError as err:  # no permission, removed while read
-        raise HandbookError(f"{file.name}: cannot be read ({err.strerror or err})") from None
+        raise HandbookError(f"{shown}: cannot be read ({err.strerror or err})") from None
     questions, seen = [], set()
     # Split on newlines only: U+2028, which json.dumps(ensure_ascii=False) leaves raw inside a string,
     # is a line break to str.splitlines() but not to JSON Lines.
     for number, line in enumerate(raw_text.split("\n"), start=1):
         if not line.strip():
             continue
-        try:
-            q = json.loads(line)
-        except json.JSONDecodeError as err:
-            raise HandbookError(f"{file.name}, line {number}: not JSON ({err.msg})") from None
-        if not isinstance(q, dict) or not q.get("id") or not q.get("question"):
-            raise HandbookError(f"{file.name}, line {number}: needs at least 'id' and 'question'")
-        if not isinstance(q["id"], str) or not isinstance(q["question"], str):
-            raise HandbookError(f"{file.name}, line {number}: 'id' and 'question' must be strings")
-        if q["id"] in seen:
-            raise HandbookError(f"{file.name}, line {number}: duplicate question id {q['id']!r}")
-        seen.add(q["id"])
-        if (wrong := _wrong_field(q)) is not None:
-            raise HandbookError(f"{file.name}, line {number}: {q['id']}: {wrong}")
+        q = _question(line, f"{shown}, line {number}", seen)
         judged = q.get("judgments", q.get("relevant")) or {}
         if not isinstance(judged, dict) or any(isinstance(g, bool) or g not in (0, 1, 2) for g in judged.values()):
-            raise HandbookError(f"{file.name}, line {number}: grades must be 0, 1 or 2")
-        questions.append({"id": q["id"], "question": q["question"], "kind": q.get("kind", "lexical"),
+            raise HandbookError(f"{shown}, line {number}: grades must be 0, 1 or 2")
+        questions.append({"id": q["id"], "question": q["question"], "kind": q.get("kind") or "lexical",
                           "judged": dict(judged), "relevant": {d: g for d, g in judged.items() if g > 0},
                           "answer": q.get("answer"), "key_facts": list(q.get("key_facts") or []),
                           "evidence": list(q.get("evidence") or []), "english": q.get("english"),

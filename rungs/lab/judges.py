@@ -47,7 +47,7 @@ def support(question: str, answer: str, passages: list, client=None, *, threshol
     """
     check_query(question, name="question")
     check_text(answer, "answer")
-    check_number(threshold, "threshold", low=0.0, high=1.0)
+    threshold = check_number(threshold, "threshold", low=0.0, high=1.0)
     check_int(max_chars, "max_chars", low=1, high=MAX_STATE_CHARS)
     passages = check_documents(passages, name="passages")
     most = MAX_STATE_BUDGET // (max_chars + 200)  # each passage sent with up to 200 characters of framing
@@ -84,7 +84,7 @@ def matches_reference(question: str, answer: str, reference: str, client=None, *
     check_query(question, name="question")
     check_text(answer, "answer")
     check_text(reference, "reference")
-    check_number(threshold, "threshold", low=0.0, high=1.0)
+    threshold = check_number(threshold, "threshold", low=0.0, high=1.0)
     state = {"question": question, "réponse de référence": reference, "réponse donnée": answer}
     decision = ask(state, {"same": SAME_AS_REFERENCE}, client, backend="logprobs")
     out, p = decision.answers["same"], decision.answers["same"].get("p")

@@ -246,8 +246,8 @@ def paired_test(a: dict[str, float], b: dict[str, float], *, trials: int = 10_00
     for name, scores in (("a", a), ("b", b)):
         if not isinstance(scores, Mapping):
             raise BadArgument(f"{name} must be a dict of question id → score (see per_question)")
-        for q, v in scores.items():
-            check_number(v, f"{name}[{q!r}]")
+    # every score as its float: a Decimal is a number too, and would not mix with numpy's floats below
+    a, b = ({q: check_number(v, f"{name}[{q!r}]") for q, v in scores.items()} for name, scores in (("a", a), ("b", b)))
     common = sorted(set(a) & set(b))
     if set(a) != set(b):
         raise BadArgument("the two systems must be scored on the same questions")
@@ -309,8 +309,7 @@ def holm(pvalues: dict[str, float]) -> dict[str, float]:
     """Holm–Bonferroni: p-values adjusted for testing several systems against one baseline."""
     if not isinstance(pvalues, Mapping):
         raise BadArgument("pvalues must be a dict of system → p-value")
-    for name, p in pvalues.items():
-        check_number(p, f"pvalues[{name!r}]", low=0.0, high=1.0)
+    pvalues = {name: check_number(p, f"pvalues[{name!r}]", low=0.0, high=1.0) for name, p in pvalues.items()}
     order = sorted(pvalues, key=pvalues.get)
     adjusted, running = {}, 0.0
     for i, name in enumerate(order):
@@ -327,8 +326,8 @@ def questions_needed(diff: float, sd: float, *, alpha: float = 0.05, power: floa
     from statistics import NormalDist
 
     # Strictly between 0 and 1, with room for a float: 1 − 1e-300 is 1, and no test is always right.
-    check_number(alpha, "alpha", low=1e-10, high=1 - 1e-10)
-    check_number(power, "power", low=1e-10, high=1 - 1e-10)
+    alpha = check_number(alpha, "alpha", low=1e-10, high=1 - 1e-10)
+    power = check_number(power, "power", low=1e-10, high=1 - 1e-10)
     for name, value in (("diff", diff), ("sd", sd)):
         if isinstance(value, bool) or not isinstance(value, numbers.Real):
             raise BadArgument(f"{name} must be a number, not {type(value).__name__}")
@@ -375,7 +374,7 @@ def comparison_table(rows: list[dict], *, metric: str = "MRR", alpha: float = 0.
     from ..core.display import Table
 
     rows = _check_rows(rows)
-    check_number(alpha, "alpha", low=0.0, high=1.0)
+    alpha = check_number(alpha, "alpha", low=0.0, high=1.0)
     family = max((r.get("family") or 0 for r in rows), default=0) or sum(1 for r in rows if r["diff"] is not None)
     lines = [f"{'system':<28} {metric:>8} {'diff':>7}  {'95% interval':<17} {'p':>7} {'p Holm':>7} {'+/-':>7}  verdict"]
     split = []

@@ -29,7 +29,7 @@ STEPS = 50
 
 
 def _labels(right, n: int) -> np.ndarray:
-    y = numbers_of(right, "right", n)
+    y = numbers_of(right, "right", n, bools=True)  # a label: True is right
     if not set(np.unique(y)) <= {0.0, 1.0}:
         raise BadArgument("right must be one 0/1 (or False/True) a row")
     return y

@@ -304,7 +304,7 @@ def decide(result: dict, *, metric: str, default: dict, alpha: float = 0.05) -> 
     if not isinstance(result, Mapping) or "scores" not in result:
         raise BadArgument("result must be what tuning.choose returned")
     check_choice(metric, "metric", result["scores"])
-    check_number(alpha, "alpha", low=1e-6, high=0.5)
+    alpha = check_number(alpha, "alpha", low=1e-6, high=0.5)
     settings = result["settings"]
     if default not in settings:
         raise BadArgument(f"default must be one setting of the grid, not {default!r}"[:300])

@@ -120,10 +120,10 @@ def _text_of(path: Path) -> str:
     try:
         return path.read_text(encoding="utf-8")
     except UnicodeDecodeError as err:
-        raise BadResponse(f"the replay file {path.name} is not UTF-8 text (byte {err.start}): rungs did not write "
+        raise BadResponse(f"the replay file {safe_text(path.name)} is not UTF-8 text (byte {err.start}): rungs did not write "
                           "it as it is; re-record it (RUNGS_REPLAY=record, with the model)") from None
     except OSError as err:
-        raise BadResponse(f"the replay file {path.name} cannot be read ({err.strerror or err}): "
+        raise BadResponse(f"the replay file {safe_text(path.name)} cannot be read ({err.strerror or err}): "
                           "re-record it (RUNGS_REPLAY=record)") from None
 
 
@@ -135,7 +135,7 @@ def _record(line: str, where: str) -> dict:
     """One recorded call, checked for what replaying it needs; else a refusal naming the line and the field."""
     try:
         record = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):  # a line nested thousands deep is no record rungs wrote either
         record = None
     if not isinstance(record, dict) or not isinstance(record.get("key"), str):
         raise BadResponse(f"{where} is not a recorded call: re-record it (RUNGS_REPLAY=record)")
@@ -206,11 +206,11 @@ class ReplayClient(ChatModel):
         self.path = Path(path)
         self.replies: dict[str, list[dict]] = {}
         self.used: dict[str, int] = {}
-        if not self.path.is_file():
+        if not _is(self.path, Path.is_file):
             raise NotRecorded(f"there is no replay file {safe_text(str(self.path))}: record one (RUNGS_REPLAY=record, with the model), "
                               "or unset RUNGS_REPLAY to ask the model")
         for n, line in enumerate(_text_of(self.path).splitlines(), start=1):
-            record = _record(line, f"line {n} of the replay file {self.path.name}")
+            record = _record(line, f"line {n} of the replay file {safe_text(self.path.name)}")
             self.replies.setdefault(record["key"], []).append(record)
         found = [r["reply"].get("model") for rs in self.replies.values() for r in rs if isinstance(r.get("reply"), dict)]
         self.model = next((m for m in found if m), "replay")
@@ -260,15 +260,29 @@ class ReplayClient(ChatModel):
 
 def _writable(path: Path) -> Path:
     """The replay path, checked before any call is paid: not a folder, and its folder not a file."""
-    if path.is_dir():
-        raise paths.BadSetting(f"cannot record to {path}: it is a folder; set RUNGS_REPLAY_FILE to a file's path")
+    shown = safe_text(str(path))  # a path is quoted as a terminal may show it: its escapes must not act
+    if _is(path, Path.is_dir):
+        raise paths.BadSetting(f"cannot record to {shown}: it is a folder; set RUNGS_REPLAY_FILE to a file's path")
+    try:
+        path.exists()
+    except OSError as err:  # a name the system refuses (too long): said before any call is paid
+        raise paths.BadSetting(f"cannot record to {shown[:120]}: {err.strerror or err}; set RUNGS_REPLAY_FILE to "
+                               "a shorter path") from None
     folder = path.parent
     while not folder.exists() and folder != folder.parent:
         folder = folder.parent
     if not folder.is_dir():
-        raise paths.BadSetting(f"cannot record to {path}: {folder} is a file, not a folder; move it away "
-                               "or set RUNGS_REPLAY_FILE elsewhere")
+        raise paths.BadSetting(f"cannot record to {shown}: {safe_text(str(folder))} is a file, not a folder; move "
+                               "it away or set RUNGS_REPLAY_FILE elsewhere")
     return path
+
+
+def _is(path: Path, test) -> bool:
+    # pathlib raises on a name the system refuses (too long): such a path is no file and no folder
+    try:
+        return test(path)
+    except (OSError, ValueError):
+        return False
 
 
 def _locked(folder: Path):

@@ -120,7 +120,7 @@ class Shipped:
                    if not isinstance(data, dict) or k not in data]
         if missing:
             raise BadArgument(f"a shipped decision holds fit, probabilities, coverage, source and decision "
-                              f"(not {', '.join(missing)})")
+                              f"(this one lacks {', '.join(missing)})")
         self.fit = Decision.from_dict(data["fit"])
         self.probabilities = numbers_of(data["probabilities"], "probabilities")
         if ((self.probabilities < 0) | (self.probabilities > 1)).any():  # a threshold of 5 would never answer
@@ -146,7 +146,9 @@ class Shipped:
         if missing:
             raise BadArgument(f"judge needs the signals {', '.join(self.fit.names)} (a dict), not without "
                               f"{', '.join(missing)}")
-        p = float(self.fit.probability([[check_number(found[s], f"the signal {s}") for s in self.fit.names]])[0])
+        # every signal is a share or a 0/1 (``signals``): a gate of 2 would decide silently
+        p = float(self.fit.probability([[check_number(found[s], f"the signal {s}", low=0.0, high=1.0)
+                                         for s in self.fit.names]])[0])
         return {"p": p, "threshold": cut, "coverage": coverage, "answer": p >= cut, "signals": dict(found),
                 "decision": self.name, "source": self.source}
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import hashlib
 
+from ..core.errors import BadArgument
 from ..core.text import tokenise
 from ..grounding import claims, figures
 from ..grounding.answer import Quote
@@ -90,7 +91,10 @@ def quotes(sentence: str, numbered: dict[int, str], texts: dict[str, str]) -> li
     for n in cited_numbers(sentence):
         if n not in numbered:
             continue
-        text = texts[numbered[n]]
+        text = texts.get(numbered[n]) if isinstance(texts, dict) else None
+        if text is None:  # a numbered page whose text was not handed in: named, not a bare KeyError
+            raise BadArgument(f"texts has no text for page {numbered[n]!r} (source [{n}]): pass the text sent "
+                              "for every numbered page")
         candidates = claims.sentences(claims.heading_and_body(text)[1]) or claims.sentences(text) or [text]
         # The most words in common; the first such sentence on a tie (the page's order).
         best = max(candidates, key=lambda s: (len(said & _words(s)), -candidates.index(s)))

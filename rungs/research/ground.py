@@ -356,6 +356,7 @@ POWER_UNITS = frozenset({"m", "cm", "mm", "dm", "km"})
 # A caret whose citation was removed (« illimités^[9] » became « illimités^ »), or that cites in brackets.
 _BARE_CARET = re.compile(r"(?<=\S)\^(?=\s*\[|[\s.,;:!?]|$)")
 _BRACKETS = re.compile(r"\[" + CITATION_BODY.pattern + r"\]")
+_SUP = re.compile(r"<sup>\s*(\d+(?:\s*[,;]\s*\d+)*)\s*</sup>", re.IGNORECASE)
 
 
 def exponents(text: str, allowed: set[int]) -> tuple[str, list[str]]:
@@ -372,6 +373,7 @@ def exponents(text: str, allowed: set[int]) -> tuple[str, list[str]]:
             return f"{word} [{', '.join(str(int(n)) for n in found)}]"
         removed.append(_quote(mark))
         return word
+    text = _SUP.sub(lambda m: "^" + "".join(m.group(1).split()), text)  # « <sup>9</sup> » shows as ⁹ in Markdown
     return _BARE_CARET.sub("", _EXPONENT.sub(judge, text)), removed
 
 

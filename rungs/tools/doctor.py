@@ -241,6 +241,8 @@ REPLAY_HINT = ("or follow the notebooks without a model: RUNGS_REPLAY=replay ans
 
 def check_completion(c: Check) -> None:
     try:
+        # Read first: a RUNGS_REPLAY no notebook can use is said even when the model is down (when replay matters)
+        replaying = replay.mode()
         client = model_client.Client(retries=0)  # RUNGS_LLM_TIMEOUT, else 120 s
         result = client.chat([{"role": "user", "content": "Réponds par un seul mot : oui ou non. "
                                                          "Paris est-elle en France ?"}], max_tokens=4)
@@ -251,8 +253,8 @@ def check_completion(c: Check) -> None:
             where = secrets.endpoint(client.base_url)
         c.detail = f"{result.output_tokens} token(s) from the {where}: {result.text.strip()[:20]!r}"
         # Only replay and record send the notebooks' calls to their files: off (or unset) asks the model.
-        if replay.mode() != "off":
-            c.detail += f"; RUNGS_REPLAY={replay.mode()}: the notebooks' calls go to their replay files"
+        if replaying != "off":
+            c.detail += f"; RUNGS_REPLAY={replaying}: the notebooks' calls go to their replay files"
     except contract.ModelServerCrashed as err:
         c.fail(f"the server {'was killed by ' + err.signal if err.signal else f'exited ({err.returncode})'}: "
                + " | ".join(err.log_tail[-2:])[:120], err.hint)
