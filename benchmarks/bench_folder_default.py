@@ -261,8 +261,9 @@ def main(argv=None) -> int:
         print({k: v for k, v in stored["command"][args.label].items() if k != "per_question"})
         return 0
     if not args.table:
-        kept = json.loads(args.out.read_text(encoding="utf-8")).get("command") if args.out.exists() else None
-        result = {**run(args.gimp), **({"command": kept} if kept else {})}  # the command's shares are kept
+        stored = json.loads(args.out.read_text(encoding="utf-8")) if args.out.exists() else {}
+        # The command's shares and the earlier two-collection decision are kept: a rerun does not measure them.
+        result = {**run(args.gimp), **{k: stored[k] for k in ("without_gimp", "command") if k in stored}}
         args.out.write_text(json.dumps(result, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     print(table(json.loads(args.out.read_text(encoding="utf-8"))))
     return 0
