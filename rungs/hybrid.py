@@ -24,6 +24,13 @@ The alternative, ``method="convex"``: rescale each leg's scores to [0, 1]
 It uses the scores' sizes, which RRF throws away — better when the scores are
 meaningful, worse when one leg's scale drifts.
 
+The third, ``method="lend"``: RRF whose weights move per question, on a signal the keyword leg already
+has. ``coverage`` is the share of the question's words (as the keyword leg cut them: its hits' ``parts``)
+that the keyword leg's best hit holds; the keyword leg keeps ``coverage`` of its weight and lends the rest
+to the vector leg. A question worded like its page (coverage near 1) is fused as ``leg_weights`` say; a
+paraphrase, whose words the best keyword page barely holds, is led by the vector leg. Each hit says what
+was lent (``extra["lent"]``) beside its parts. It needs legs named ``keyword`` and ``vector``.
+
 Which fusion is best depends on the collection (on long documents a vector leg
 weighted 1 can pull a good keyword ranking down): tune ``k``, ``leg_weights`` and
 the method on your own questions, held out (notebook 06). Every fusion knob
@@ -56,6 +63,9 @@ RRF_K = 60
 #: The largest fusion constant worth trying: far past it every rank contributes almost the same.
 MAX_K = 1e6
 
+
+#: The fusions ``Hybrid`` knows (its ``method`` knob).
+METHODS = ("rrf", "convex", "lend")
 
 #: The largest weight a leg may have: far past every other leg, a fusion is one leg.
 MAX_LEG_WEIGHT = 1e6
@@ -144,10 +154,35 @@ def convex(rankings: dict, *, leg_weights: dict | None = None) -> list[Hit]:
     return ordered(out)
 
 
+def coverage(hits) -> float:
+    """The share of the question's words that the best keyword hit holds (its ``parts``: one per query word, 0
+    where absent): 0 when the leg found nothing; 1 when its hits carry no parts (nothing tells us it missed)."""
+    if not hits:
+        return 0.0
+    parts = hits[0].parts or {}
+    if not parts:
+        return 1.0
+    return sum(1 for v in parts.values() if v > 0) / len(parts)
+
+
+def lend(rankings: dict, *, k: float = RRF_K, leg_weights: dict | None = None) -> list[Hit]:
+    """RRF where the keyword leg keeps ``coverage`` of its weight and lends the rest to the vector leg."""
+    if not isinstance(rankings, dict) or set(rankings) != {"keyword", "vector"}:
+        raise BadArgument("method='lend' fuses two legs named 'keyword' and 'vector' (hybrid.from_legs makes them)")
+    weights = _leg_weights(leg_weights, list(rankings))
+    share = coverage(rankings["keyword"])
+    lent = weights["keyword"] * (1.0 - share)
+    moved = {"keyword": weights["keyword"] - lent, "vector": weights["vector"] + lent}
+    hits = rrf(rankings, k=k, leg_weights=moved)
+    for h in hits:
+        h.extra["lent"], h.extra["coverage"] = lent, share  # why the weights were what they were
+    return hits
+
+
 class Hybrid(Retriever):
     """Fuse any number of retrievers (``legs``: name → retriever). Every fusion knob is search-time.
 
-    Knobs: ``method`` (``"rrf"`` or ``"convex"``), ``k`` (RRF's constant),
+    Knobs: ``method`` (``"rrf"``, ``"convex"`` or ``"lend"``), ``k`` (RRF's constant),
     ``leg_weights`` (leg name → weight, 1 each unless given), ``window`` (how many
     hits each leg contributes; Elasticsearch's ``rank_window_size``).
     """
@@ -168,7 +203,11 @@ class Hybrid(Retriever):
         self.knobs = self._settings(knobs)
 
     def check_knobs(self, knobs: dict) -> dict:
-        return {"method": check_choice(knobs["method"], "method", ("rrf", "convex")),
+        method = check_choice(knobs["method"], "method", METHODS)
+        if method == "lend" and set(self.legs) != {"keyword", "vector"}:
+            raise BadArgument("method='lend' needs two legs named 'keyword' and 'vector' (hybrid.from_legs makes them), "
+                              f"not {', '.join(self.legs)}")
+        return {"method": method,
                 "k": check_number(knobs["k"], "k", low=0.0, high=MAX_K),
                 "leg_weights": _leg_weights(knobs["leg_weights"], list(self.legs)),
                 "window": check_int(knobs["window"], "window", low=1, high=100_000)}
@@ -182,6 +221,8 @@ class Hybrid(Retriever):
         rankings = self.leg_rankings(query, knobs["window"])
         if knobs["method"] == "convex":
             return convex(rankings, leg_weights=knobs["leg_weights"])[:limit]
+        if knobs["method"] == "lend":
+            return lend(rankings, k=knobs["k"], leg_weights=knobs["leg_weights"])[:limit]
         return rrf(rankings, k=knobs["k"], leg_weights=knobs["leg_weights"])[:limit]
 
 

@@ -64,6 +64,7 @@ NO_MODEL = {
     "bench_charset": "reads the charset samples with each decoder; no model",
     "bench_commands": "times the command line's commands that ask no model (search, index); no model",
     "bench_default_fusion": "retrieval only: the fusion's default measured on the judged questions",
+    "bench_folder_default": "retrieval only: the folder default's candidates over two folders, two kinds; no model",
     "bench_numbers": "the figure reader against its gold file; no model",
     "bench_pdf_furniture": "PDF running headers and footers; no model",
     "bench_pdf_readers": "PDF readers compared on the sample PDFs; no model",

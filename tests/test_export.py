@@ -53,6 +53,15 @@ def test_the_default_is_the_collections_setting_for_a_folder(capsys):
     assert answer["rank_constant"] == hybrid.ANSWER_RETRIEVER["k"]
 
 
+def test_lend_is_exported_as_the_rrf_it_starts_from_and_says_the_lending_is_yours(capsys):
+    code, out, _ = run(capsys, "--method", "lend", "--k", "5", "--vector-weight", "1")
+    assert code == 0
+    bodies = json.loads(out)
+    rrf = bodies["search"]["retriever"]["rrf"]
+    assert rrf["rank_constant"] == 5 and [c["weight"] for c in rrf["retrievers"]] == [1.0, 1.0]
+    assert any("method='lend' is exported as RRF" in note for note in bodies["notes"])
+
+
 def test_the_keyword_query_and_the_index_are_the_clients_own_builder_output():
     from elasticsearch.dsl import Q
     from opensearchpy.helpers.query import Query

@@ -207,6 +207,34 @@ def test_the_fusion_constant_has_one_name_and_one_default():
     assert hybrid.Hybrid.defaults["k"] == hybrid.TEXTBOOK["k"] == hybrid.YOUR_DOCUMENTS["k"] == hybrid.RRF_K
 
 
+def test_lend_moves_the_missed_share_of_the_keyword_weight_to_the_vector_leg():
+    # The best keyword hit holds one of the question's four words: three quarters of the keyword weight is lent.
+    keyword = [Hit(id="a", score=3.0, parts={"taxi": 3.0, "client": 0.0, "voir": 0.0, "rembourse": 0.0}),
+               Hit(id="b", score=1.0, parts={"taxi": 1.0, "client": 0.0, "voir": 0.0, "rembourse": 0.0})]
+    vector = [Hit(id="b", score=0.9), Hit(id="a", score=0.8)]
+    got = hybrid.lend({"keyword": keyword, "vector": vector}, k=5, leg_weights={"keyword": 1.0, "vector": 1.0})
+    assert [h.id for h in got] == ["b", "a"]  # plain RRF would tie them, and « a » wins the tie by id
+    assert got[0].extra["coverage"] == 0.25 and got[0].extra["lent"] == 0.75
+    assert got[0].parts == pytest.approx({"keyword": 0.25 / 7, "vector": 1.75 / 6})
+    assert got[0].score == pytest.approx(sum(got[0].parts.values()))
+    # Every word held: nothing lent, the same fusion as RRF with the weights given.
+    full = [Hit(id="a", score=3.0, parts={"taxi": 3.0}), Hit(id="b", score=1.0, parts={"taxi": 1.0})]
+    lent = hybrid.lend({"keyword": full, "vector": vector}, k=5, leg_weights={"keyword": 1.0, "vector": 0.5})
+    plain = hybrid.rrf({"keyword": full, "vector": vector}, k=5, leg_weights={"keyword": 1.0, "vector": 0.5})
+    assert [(h.id, h.score) for h in lent] == [(h.id, h.score) for h in plain]
+    # The keyword leg found nothing: all its weight goes to the vector leg.
+    assert [h.id for h in hybrid.lend({"keyword": [], "vector": vector})] == ["b", "a"]
+
+
+def test_lend_needs_a_keyword_and_a_vector_leg():
+    docs = [{"id": "x", "title": "badge", "body": "badge perdu"}]
+    legs = {"one": bm25.build_index(docs), "two": bm25.build_index(docs)}
+    with pytest.raises(BadArgument, match="named 'keyword' and 'vector'"):
+        hybrid.Hybrid(legs, method="lend")
+    with pytest.raises(BadArgument, match="named 'keyword' and 'vector'"):
+        hybrid.lend({"one": [], "two": []})
+
+
 @pytest.mark.parametrize("setting, message", [
     ({"rank_constant": 60}, "a hybrid setting is a dict of"), ("rrf", "a hybrid setting is a dict of"),
     ({"k": float("nan")}, "finite"), ({"match": "most"}, "match"), ({"leg_weights": {"other": 1}}, "not given"),

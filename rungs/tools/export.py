@@ -79,7 +79,7 @@ class Tuned:
     method: str = hybrid.YOUR_DOCUMENTS["method"]
     k: float = hybrid.YOUR_DOCUMENTS["k"]
     window: int = hybrid.Hybrid.defaults["window"]
-    legs: dict = field(default_factory=lambda: {"keyword": 1.0, "vector": 0.25})
+    legs: dict = field(default_factory=lambda: dict(hybrid.YOUR_DOCUMENTS["leg_weights"]))
     dims: int = 512          # the bundled USE encoder's vectors
     shards: int = 1
 
@@ -113,7 +113,7 @@ class Tuned:
         check_choice(self.match, "match", ("any", "all"))
         check_bool(self.stopwords, "stopwords")
         check_bool(self.stem, "stem")
-        check_choice(self.method, "method", ("rrf", "convex"))
+        check_choice(self.method, "method", hybrid.METHODS)
         check_number(self.k, "k", low=0.0, high=hybrid.MAX_K)
         check_int(self.window, "window", low=1, high=10_000)
         if not isinstance(self.legs, dict) or set(self.legs) != {"keyword", "vector"}:
@@ -179,7 +179,10 @@ def summing_to_one(setting: Tuned) -> list[float]:
 def notes(setting: Tuned, engine: str) -> list[str]:
     """The traps that bite this setting on this engine, in a sentence each (printed with the bodies)."""
     out = []
-    if setting.legs["vector"] and setting.method == "rrf":
+    if setting.legs["vector"] and setting.method == "lend":  # no engine moves its weights per question
+        out.append("method='lend' is exported as RRF with these weights (rungs' fusion when the keyword leg's best hit "
+                   "holds every word); per query, move to the vector leg the share of words that hit missed, yourself.")
+    if setting.legs["vector"] and setting.method in ("rrf", "lend"):
         k = rank_constant(setting)
         # Qdrant's 1/(k' + rank from 0) is 1/((k' + 1) + rank from 1): its k' is ours plus 1.
         out.append(f"RRF k = {k} is rank_constant {k} (ranks from 1, as in rungs; an engine's must be ≥ 1). "
@@ -395,8 +398,7 @@ def _parser() -> argparse.ArgumentParser:
                                             "that rank as a rungs setting does (built with the engine's client).")
     p.add_argument("--engine", choices=ENGINES, default="elasticsearch")
     p.add_argument("--question", default=QUESTION, help="the question the request carries")
-    p.add_argument("--preset", choices=sorted(PRESETS), default="your-documents",
-                   help="the fusion to start from (default your-documents)")
+    p.add_argument("--preset", choices=sorted(PRESETS), default="your-documents", help="the fusion to start from")
     keyword = p.add_argument_group("keyword knobs")
     keyword.add_argument("--k1", type=float, default=None, help="BM25: how fast repeats stop counting (1.2)")
     keyword.add_argument("--b", type=float, default=None, help="BM25: how much long passages are penalised (0.75)")
@@ -405,10 +407,10 @@ def _parser() -> argparse.ArgumentParser:
     keyword.add_argument("--keep-stopwords", action="store_true", help="keep « le », « de »… (dropped by default)")
     keyword.add_argument("--stem", action="store_true", help="the Snowball French stemmer (off by default)")
     fusion = p.add_argument_group("fusion knobs")
-    fusion.add_argument("--method", choices=("rrf", "convex"), default=None, help="rrf (default) or convex")
-    fusion.add_argument("--k", type=float, default=None, help="RRF's constant (60; an engine's is ≥ 1)")
+    fusion.add_argument("--method", choices=hybrid.METHODS, default=None, help="rrf, convex or lend (as rrf)")
+    fusion.add_argument("--k", type=float, default=None, help=f"RRF's constant ({hybrid.YOUR_DOCUMENTS['k']:g}; an engine's is ≥ 1)")
     fusion.add_argument("--keyword-weight", type=float, default=None, help="the keyword leg's weight (1)")
-    fusion.add_argument("--vector-weight", type=float, default=None, help="the vector leg's weight (0.25; 0: BM25 alone)")
+    fusion.add_argument("--vector-weight", type=float, default=None, help=f"the vector leg's weight ({hybrid.YOUR_DOCUMENTS['leg_weights']['vector']:g}; 0: BM25 alone)")
     fusion.add_argument("--window", type=int, default=None, help="how many results each leg brings (100)")
     p.add_argument("--shards", type=int, default=1, help="the index's shards (more than 1: global statistics asked)")
     return p
