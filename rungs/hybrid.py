@@ -48,6 +48,7 @@ Cost: each leg's own search, then a few dictionary operations per page.
 
 from __future__ import annotations
 import math
+import numbers
 from collections.abc import Iterable
 
 from .core.errors import BadArgument, short_repr, check_choice, check_int, check_names, check_number
@@ -157,9 +158,16 @@ def convex(rankings: dict, *, leg_weights: dict | None = None) -> list[Hit]:
 def coverage(hits) -> float:
     """The share of the question's words that the best keyword hit holds (its ``parts``: one per query word, 0
     where absent): 0 when the leg found nothing; 1 when its hits carry no parts (nothing tells us it missed)."""
+    if not isinstance(hits, (list, tuple)):
+        raise BadArgument(f"method='lend' reads the keyword leg's ranking as a list of Hits, not {type(hits).__name__}")
     if not hits:
         return 0.0
+    if not isinstance(hits[0], Hit):
+        raise BadArgument("method='lend' reads the keyword leg's per-word parts: its ranking must be Hits (a "
+                          f"retriever's search), not {type(hits[0]).__name__} {short_repr(hits[0])}")
     parts = hits[0].parts or {}
+    if not all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in parts.values()):
+        raise BadArgument(f"method='lend' reads the keyword hit's parts as scores per word, not {short_repr(parts)}")
     if not parts:
         return 1.0
     return sum(1 for v in parts.values() if v > 0) / len(parts)

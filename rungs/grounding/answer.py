@@ -32,6 +32,7 @@ import numbers
 from dataclasses import asdict, dataclass, field, replace
 from enum import Enum
 
+from ..core.display import safe_text
 from ..core.errors import BadArgument, RungsError
 from ..model.contract import BadResponse
 from .trail import Decided, Gate, Trail
@@ -322,8 +323,8 @@ class Answer:
         out.append(f"  cost: {self.cost}")
         return out
 
-    def __str__(self) -> str:
-        return "\n".join(self.lines())
+    def __str__(self) -> str:  # a model's or a document's control characters shown as escapes, never run
+        return safe_text("\n".join(self.lines()))
 
     def _repr_pretty_(self, printer, cycle) -> None:  # IPython shows this, not the dataclass repr
         printer.text(str(self))

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import re
 
-from ..core.errors import RungsError
+from ..core.errors import BadArgument, RungsError, check_names, check_query, short_repr
 from . import claims, figures
 from .abstain import NO_ANSWER, is_no_answer
 from .answer import Answer, Cost, Status
@@ -155,8 +155,9 @@ def check_answerer(factory, question: str = QUESTION, behaviours=None) -> dict:
     """
     from .doubles import BEHAVIOURS, Behaving  # the doubles import the answerer's room: read when driven only
 
+    chosen = _check_driving(factory, question, behaviours, BEHAVIOURS)
     answers, breaches = {}, []
-    for behaviour in BEHAVIOURS if behaviours is None else behaviours:
+    for behaviour in chosen:
         try:
             answers[behaviour] = factory(Behaving(behaviour)).ask(question)
             check_answer(answers[behaviour])
@@ -167,3 +168,21 @@ def check_answerer(factory, question: str = QUESTION, behaviours=None) -> dict:
                             "returns an Answer whose status says what became of the question")
     _require(not breaches, "the answerer breaks the contract —\n" + "\n".join(breaches))
     return answers
+
+
+def _check_driving(factory, question, behaviours, known) -> tuple[str, ...]:
+    """The caller's half, refused before any run (never blamed on the answerer): a factory to call, a question
+    with words in it (a blank one is « je ne sais pas » whatever the answerer does: it would test nothing),
+    and behaviours that are some of ``known``."""
+    if not callable(factory):
+        raise BadArgument(f"factory must be a function of a model client that returns an answerer, "
+                          f"not {type(factory).__name__}")
+    if not check_query(question, name="question").strip():
+        raise BadArgument("question must have words: a blank question is answered « je ne sais pas » by any "
+                          "answerer, so the contract would check nothing")
+    chosen = known if behaviours is None else check_names(behaviours, "behaviours")
+    unknown = [b for b in chosen if b not in known]
+    if not chosen or unknown:
+        raise BadArgument(f"behaviours must be some of {', '.join(known)}; "
+                          + (f"not {short_repr(unknown[0])}" if unknown else "none were given: nothing would be checked"))
+    return tuple(chosen)

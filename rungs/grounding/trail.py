@@ -15,6 +15,7 @@ Cost: nothing; read on demand from the trace, a copy each time (the trace is not
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -39,9 +40,29 @@ def _mapping(value, name: str) -> Mapping:
 
 def _texts(value, name: str) -> tuple[str, ...]:
     # tuple("abc") is three replies of one letter: a text where a list belongs is refused, not split.
-    if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
-        raise BadArgument(f"the trace's {name} must be a list of texts, not {type(value).__name__} {short_repr(value)}")
-    return tuple(str(v) for v in value)
+    items = _items(value, name)
+    wrong = [v for v in items if not isinstance(v, str)]
+    if wrong:  # str(None) would be a fence « None » that every « none » in an answer trips
+        raise BadArgument(f"the trace's {name} must hold texts only, not {short_repr(wrong[0])}")
+    return items
+
+
+def _items(value, name: str) -> tuple:
+    # A list of records (hits, rounds, calls…): a text or a dict where a list belongs is refused, never split.
+    if value is None:
+        return ()
+    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, (list, tuple)):
+        raise BadArgument(f"the trace's {name} must be a list, not {type(value).__name__} {short_repr(value)}")
+    return tuple(value)
+
+
+def _text(value, name: str, default: str | None = "") -> str | None:
+    # One text (a mode, a note, a reason to stop); ``or`` is not used: a numpy array has no single truth value.
+    if value is None:
+        return default
+    if not isinstance(value, str):
+        raise BadArgument(f"the trace's {name} must be a text, not {type(value).__name__} {short_repr(value)}")
+    return value
 
 
 @dataclass(frozen=True)
@@ -68,7 +89,7 @@ class Gate:
     def of(cls, data) -> "Gate":
         data = _mapping(data, "gate")
         return cls(_share(data.get("p"), "gate's p"), _share(data.get("threshold"), "gate's threshold"),
-                   _share(data.get("coverage", 0.0), "gate's coverage", optional=False), str(data.get("note") or ""))
+                   _share(data.get("coverage", 0.0), "gate's coverage", optional=False), _text(data.get("note"), "gate's note"))
 
 
 @dataclass(frozen=True)
@@ -93,8 +114,8 @@ class Decided:
         return cls(_share(data.get("p"), "decision's p", optional=False),
                    _share(data.get("threshold"), "decision's threshold", optional=False),
                    _share(data.get("coverage"), "decision's coverage", optional=False), data["answer"],
-                   dict(_mapping(data.get("signals") or {}, "decision's signals")), str(data.get("decision") or ""),
-                   str(data.get("source") or ""))
+                   dict(_mapping({} if data.get("signals") is None else data["signals"], "decision's signals")),
+                   _text(data.get("decision"), "decision's name"), _text(data.get("source"), "decision's source"))
 
 
 @dataclass(frozen=True)
@@ -127,16 +148,30 @@ class Trail:
         error = t.get("error")
         if error is not None and not isinstance(error, RungsError):
             raise BadArgument(f"the trace's error must be a RungsError, not {type(error).__name__}")
-        repairs, seconds = t.get("repairs", 0), t.get("seconds")
+        repairs = t.get("repairs", 0)
         if isinstance(repairs, bool) or not isinstance(repairs, numbers.Integral) or repairs < 0:
             raise BadArgument(f"the trace's repairs must be a count, not {short_repr(repairs)}")
-        if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, numbers.Real)):
-            raise BadArgument(f"the trace's seconds must be a number, not {short_repr(seconds)}")
-        return cls(str(t.get("mode") or ""), t.get("prompt"), _texts(t.get("replies", ()), "replies"),
-                   _texts(t.get("refused", ()), "refused"), int(repairs), _texts(t.get("fences", ()), "fences"),
-                   tuple(t.get("hits") or ()), None if t.get("gate") is None else Gate.of(t["gate"]),
-                   None if t.get("decision") is None else Decided.of(t["decision"]), error,
-                   tuple(t.get("plan") or ()), tuple(t.get("rounds") or ()), t.get("stopped_by"),
-                   _texts(t.get("gathered", ()), "gathered"), tuple(t.get("calls") or ()),
-                   tuple(t.get("withheld") or ()), None if seconds is None else float(seconds),
-                   dict(_mapping(t.get("timings") or {}, "timings")))
+        gate, decision, timings = t.get("gate"), t.get("decision"), t.get("timings")
+        return cls(_text(t.get("mode"), "mode"), _text(t.get("prompt"), "prompt", None),
+                   _texts(t.get("replies"), "replies"), _texts(t.get("refused"), "refused"), int(repairs),
+                   _texts(t.get("fences"), "fences"), _items(t.get("hits"), "hits"),
+                   None if gate is None else Gate.of(gate), None if decision is None else Decided.of(decision), error,
+                   _items(t.get("plan"), "plan"), _items(t.get("rounds"), "rounds"),
+                   _text(t.get("stopped_by"), "stopped_by", None), _texts(t.get("gathered"), "gathered"),
+                   _items(t.get("calls"), "calls"), _items(t.get("withheld"), "withheld"),
+                   _seconds(t.get("seconds")), dict(_mapping({} if timings is None else timings, "timings")))
+
+
+def _seconds(value) -> float | None:
+    # What a run took: a finite count of seconds, never negative (Cost refuses the same).
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise BadArgument(f"the trace's seconds must be a number, not {short_repr(value)}")
+    try:
+        seconds = float(value)
+    except OverflowError:
+        raise BadArgument(f"the trace's seconds is too large to be a time: {short_repr(value)}") from None
+    if not math.isfinite(seconds) or seconds < 0:
+        raise BadArgument(f"the trace's seconds must be finite and not negative, not {short_repr(value)}")
+    return seconds

@@ -131,8 +131,8 @@ def answer(question: str, passages: list[dict], client=None, *, mode: str = DEFA
     decision, hits = _decision(decision, mode, hits)
     sent = prepare_passages(passages if passages is not None else [], max_passages, max_chars)
     texts = {p["id"]: p["text"] for p in sent}
-    trace = {"mode": mode, "prompt": None, "replies": [], "refused": [], "repairs": 0, "fences": FENCES}
-    base = dict(question=question, sent=texts, by=f"rag {mode}", trace=trace)
+    trace = {"mode": read.name, "prompt": None, "replies": [], "refused": [], "repairs": 0, "fences": FENCES}
+    base = dict(question=question, sent=texts, by=f"rag {read.name}", trace=trace)
     if not question.strip() or not sent:  # nothing to ask: no call, no cost
         return Answer(status=Status.NO_ANSWER, text=NO_ANSWER, reason="nothing to ask: " + (
             "the question is empty" if not question.strip() else "no passage was given"), **base)

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..core.errors import check_choice
+from ..core.errors import check_bool, check_choice
 
 #: The floor's name, as ``rag.answer(mode=…)`` and ``python -m rungs ask --mode`` take it (``rungs.rag.copying``).
 COPY = "copy"
@@ -63,5 +63,6 @@ MODES = tuple(name for name, r in TABLE.items() if r.model)
 
 def reader(mode, name: str = "mode", *, model: bool = False) -> Reader:
     """The reader called ``mode`` (one of ``READERS``; of ``MODES`` when ``model``), or ``BadArgument`` naming them."""
+    check_bool(model, "model")
     check_choice(mode, name, MODES if model else READERS)
-    return TABLE[mode]
+    return next(r for n, r in TABLE.items() if n == mode)  # as check_choice compared: a str's hash may lie
