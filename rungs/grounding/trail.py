@@ -15,21 +15,18 @@ Cost: nothing; read on demand from the trace, a copy each time (the trace is not
 
 from __future__ import annotations
 
-import math
 import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from ..core.errors import BadArgument, RungsError, short_repr
+from ..core.errors import BadArgument, RungsError, check_number, short_repr
 
 
 def _share(value, name: str, *, optional: bool = True) -> float | None:
     # A probability, a threshold or a coverage: a real number in [0, 1] (None where the rung could not tell).
     if value is None and optional:
         return None
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 <= value <= 1:
-        raise BadArgument(f"the trace's {name} must be a number from 0 to 1, not {short_repr(value)}")
-    return float(value)
+    return check_number(value, f"the trace's {name}", low=0.0, high=1.0)  # the one check of a number
 
 
 def _mapping(value, name: str) -> Mapping:
@@ -164,14 +161,4 @@ class Trail:
 
 def _seconds(value) -> float | None:
     # What a run took: a finite count of seconds, never negative (Cost refuses the same).
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise BadArgument(f"the trace's seconds must be a number, not {short_repr(value)}")
-    try:
-        seconds = float(value)
-    except OverflowError:
-        raise BadArgument(f"the trace's seconds is too large to be a time: {short_repr(value)}") from None
-    if not math.isfinite(seconds) or seconds < 0:
-        raise BadArgument(f"the trace's seconds must be finite and not negative, not {short_repr(value)}")
-    return seconds
+    return None if value is None else check_number(value, "the trace's seconds", low=0.0)
