@@ -29,7 +29,8 @@ has. ``coverage`` is the share of the question's words (as the keyword leg cut t
 that the keyword leg's best hit holds; the keyword leg keeps ``coverage`` of its weight and lends the rest
 to the vector leg. A question worded like its page (coverage near 1) is fused as ``leg_weights`` say; a
 paraphrase, whose words the best keyword page barely holds, is led by the vector leg. Each hit says what
-was lent (``extra["lent"]``) beside its parts. It needs legs named ``keyword`` and ``vector``.
+was lent (``extra["lent"]``, and in words ``extra["lending"]``) beside its parts. It needs legs named ``keyword``
+and ``vector``; nothing is lent when the coverage is unknown (keyword hits without parts) or the vector leg weighs 0.
 
 Which fusion is best depends on the collection (on long documents a vector leg
 weighted 1 can pull a good keyword ranking down): tune ``k``, ``leg_weights`` and
@@ -49,7 +50,7 @@ Cost: each leg's own search, then a few dictionary operations per page.
 from __future__ import annotations
 import math
 import numbers
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from .core.errors import BadArgument, short_repr, check_choice, check_int, check_names, check_number
 from .core.retrieval import Hit, Retriever, check_weights, ordered, ranking_ids
@@ -155,9 +156,10 @@ def convex(rankings: dict, *, leg_weights: dict | None = None) -> list[Hit]:
     return ordered(out)
 
 
-def coverage(hits) -> float:
+def coverage(hits) -> float | None:
     """The share of the question's words that the best keyword hit holds (its ``parts``: one per query word, 0
-    where absent): 0 when the leg found nothing; 1 when its hits carry no parts (nothing tells us it missed)."""
+    where absent): 0 when the leg found nothing; None — unknown — when its best hit carries no parts (a leg that
+    does not say per word what it matched: nothing tells us it missed, nor that it held every word)."""
     if not isinstance(hits, (list, tuple)):
         raise BadArgument(f"method='lend' reads the keyword leg's ranking as a list of Hits, not {type(hits).__name__}")
     if not hits:
@@ -166,24 +168,40 @@ def coverage(hits) -> float:
         raise BadArgument("method='lend' reads the keyword leg's per-word parts: its ranking must be Hits (a "
                           f"retriever's search), not {type(hits[0]).__name__} {short_repr(hits[0])}")
     parts = hits[0].parts or {}
-    if not all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in parts.values()):
-        raise BadArgument(f"method='lend' reads the keyword hit's parts as scores per word, not {short_repr(parts)}")
+    # A score per word, finite: a NaN would read as a word missed, a list or a text has no words to read.
+    if not isinstance(parts, Mapping) or not all(isinstance(v, numbers.Real) and not isinstance(v, bool)
+                                                  and math.isfinite(v) for v in parts.values()):
+        raise BadArgument(f"method='lend' reads the keyword hit's parts as finite scores per word, not {short_repr(parts)}")
     if not parts:
-        return 1.0
+        return None
     return sum(1 for v in parts.values() if v > 0) / len(parts)
 
 
 def lend(rankings: dict, *, k: float = RRF_K, leg_weights: dict | None = None) -> list[Hit]:
-    """RRF where the keyword leg keeps ``coverage`` of its weight and lends the rest to the vector leg."""
+    """RRF where the keyword leg keeps ``coverage`` of its weight and lends the rest to the vector leg.
+
+    Each hit says why the weights were what they were: ``extra["lent"]``, ``extra["coverage"]`` and, in words,
+    ``extra["lending"]``. Nothing is lent when the coverage is unknown (the keyword hits carry no parts) or when
+    the vector leg weighs 0 (a leg switched off stays off); the vector leg's weight stops at ``MAX_LEG_WEIGHT``.
+    """
     if not isinstance(rankings, dict) or set(rankings) != {"keyword", "vector"}:
         raise BadArgument("method='lend' fuses two legs named 'keyword' and 'vector' (hybrid.from_legs makes them)")
     weights = _leg_weights(leg_weights, list(rankings))
     share = coverage(rankings["keyword"])
-    lent = weights["keyword"] * (1.0 - share)
-    moved = {"keyword": weights["keyword"] - lent, "vector": weights["vector"] + lent}
+    if share is None:
+        lent, why = 0.0, "coverage unknown (the keyword leg's best hit carries no per-word parts): nothing lent"
+    elif weights["vector"] == 0:
+        lent, why = 0.0, f"coverage {share:.2f}, but the vector leg weighs 0 (switched off): nothing lent"
+    else:
+        wanted = weights["keyword"] * (1.0 - share)
+        lent = min(weights["vector"] + wanted, MAX_LEG_WEIGHT) - weights["vector"]
+        why = f"coverage {share:.2f}: the keyword leg lends {lent:g} of its weight {weights['keyword']:g} to the vector leg"
+        if weights["vector"] + wanted > MAX_LEG_WEIGHT:  # past the largest weight a leg may have
+            why += f" (clipped: the vector leg's weight stops at MAX_LEG_WEIGHT, {MAX_LEG_WEIGHT:g})"
+    moved = {"keyword": max(weights["keyword"] - lent, 0.0), "vector": min(weights["vector"] + lent, MAX_LEG_WEIGHT)}
     hits = rrf(rankings, k=k, leg_weights=moved)
     for h in hits:
-        h.extra["lent"], h.extra["coverage"] = lent, share  # why the weights were what they were
+        h.extra["lent"], h.extra["coverage"], h.extra["lending"] = lent, share, why  # why the weights were these
     return hits
 
 

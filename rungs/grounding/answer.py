@@ -33,7 +33,7 @@ from dataclasses import asdict, dataclass, field, replace
 from enum import Enum
 
 from ..core.display import safe_text
-from ..core.errors import BadArgument, RungsError
+from ..core.errors import BadArgument, RungsError, check_number
 from ..model.contract import BadResponse
 from .trail import Decided, Gate, Trail
 
@@ -82,12 +82,8 @@ def _count(value, name: str) -> int:
 
 
 def _seconds(value) -> float:
-    # 10**400 is an int that no float holds: compared as it is, never converted before it is known to fit.
-    # Any real number (a Fraction, numpy's float32) is a duration; a Decimal or a text is not one.
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 <= value <= MAX_SECONDS:
-        said = "a number that large" if isinstance(value, int) and abs(value) > MAX_SECONDS else f"{value!r:.40}"
-        raise BadArgument(f"seconds must be a real number from 0 to {MAX_SECONDS:g}, not {type(value).__name__} {said}")
-    return float(value)
+    # The one check of a number (an int, a float, numpy's, a Fraction, a Decimal; 10**400 and NaN named).
+    return check_number(value, "seconds", low=0.0, high=MAX_SECONDS)
 
 
 @dataclass(frozen=True)

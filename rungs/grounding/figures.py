@@ -87,10 +87,19 @@ class Figure(NamedTuple):
         return f"{self.value} {self.unit}" if self.unit else self.value
 
 
+#: A terminal's escape sequences (ECMA-48): a string one, ended (OSC, DCS, APC, PM: up to BEL or ESC and a
+#: backslash), a control sequence (CSI: ESC [ 31 m, or its one-byte form), any other escape; then a lone control
+#: character. Their digits are orders to a terminal (31 is red), not figures of the text. A string's body holds
+#: no other start, so each start is scanned to the next at most: linear in the text, never quadratic.
+_ESCAPES = re.compile(r"(?:\x1b[\]P^_X]|[\x90\x98\x9d-\x9f])[^\x07\x1b\x90\x98\x9c-\x9f]*(?:\x07|\x1b\\|\x9c)"
+                      r"|(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]?|\x1b[ -/]*[0-~]?|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
 def plain(text: str) -> str:
     """Text as figures are read from it: composed, folded, apostrophes one character, spaces one space;
-    « 8:30 » written « 8 h 30 », « pour cent » written « % » (before « cent » can be read as 100)."""
-    text = fold_fast(nfc(text)).replace("’", "'").replace("ʼ", "'")
+    « 8:30 » written « 8 h 30 », « pour cent » written « % » (before « cent » can be read as 100); a terminal's
+    escape sequences and control characters a space (« \\x1b[31m » holds no figure 31)."""
+    text = fold_fast(nfc(_ESCAPES.sub(" ", text))).replace("’", "'").replace("ʼ", "'")
     # « € » and « % » stay as they are; non-breaking and thin spaces become plain ones (French writes 1 500 €).
     text = re.sub(r"[\s\u00a0\u202f]+", " ", text)
     # A time written with a colon is the time written with « h »: « 8:30 » is « 8 h 30 ».

@@ -12,13 +12,20 @@ Cost: one search (milliseconds), then ``rag.answer``'s calls.
 
 from __future__ import annotations
 
+import inspect
+
 from ..core.documents import check_documents
-from ..core.errors import BadArgument, check_int
+from ..core.errors import BadArgument, check_int, short_repr
 from ..core.retrieval import Retriever
 from ..grounding.answer import Answer
 from ..grounding.answerer import Answerer
 from .answering import answer
 from .build import MAX_PASSAGES
+from .readers import reader
+
+#: The knobs ``Rag`` passes on to ``rag.answer``: its keyword arguments but the hits, which ``Rag`` finds itself.
+KNOBS = tuple(name for name, p in inspect.signature(answer).parameters.items()
+              if p.kind is p.KEYWORD_ONLY and name != "hits")
 
 
 class Rag(Answerer):
@@ -41,8 +48,16 @@ class Rag(Answerer):
             listed = check_documents(list(documents.values()) if isinstance(documents, dict) else documents)
             by_id = {str(d["id"]): d for d in listed}
             self.document = by_id.get
+        unknown = sorted(set(knobs) - set(KNOBS))
+        if unknown:  # said at construction, not at the first question (as a bare TypeError)
+            raise BadArgument(f"Rag has no knob {unknown[0]!r}: rag.answer's knobs are {', '.join(KNOBS)}")
+        if "mode" in knobs:  # the reader, named now: one of rag.READERS
+            knobs = {**knobs, "mode": reader(knobs["mode"]).name}
         self.retriever, self.client, self.knobs = retriever, client, knobs
         self.passages = check_int(passages, "passages", low=1, high=MAX_PASSAGES)
+        if search is not None and not isinstance(search, dict):  # dict("abc") would raise a bare ValueError
+            raise BadArgument(f"search must be a dict of the retriever's knobs (name → value), not "
+                              f"{type(search).__name__} {short_repr(search)}")
         self.search = dict(search or {})
         self.name = f"rag {knobs.get('mode', 'default mode')}"
 

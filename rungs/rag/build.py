@@ -18,8 +18,11 @@ Cost: string work; nothing is called.
 
 from __future__ import annotations
 
+import numbers
+import string
+
 from ..core.documents import check_documents, passage_text
-from ..core.errors import BadArgument, check_bool, check_int, check_query, check_text
+from ..core.errors import BadArgument, check_bool, check_int, check_query, check_text, short_repr
 from ..grounding.answerer import MAX_QUESTION
 from .pointing import MAX_LEAD_CHARS, MAX_SENTENCES, NONE, numbered_blocks, sentences_for
 from .prompts import COLLECTION, NO_ANSWER_RULES, OR_NONE, PROMPTS, attribute, content
@@ -31,6 +34,8 @@ MAX_CHARS = 1500
 PLACES = ("passages", "question", "no_answer", "collection", "or_none")
 #: How far past MAX_LEAD_CHARS the schema lets a lead-in run, so the grammar never cuts a word in two.
 LEAD_SLACK = 40
+#: The largest number a numbered sentence may carry: far past every sentence four passages hold.
+MAX_NUMBERED = 100_000
 
 
 def prepare_passages(passages: list[dict], max_passages: int = MAX_PASSAGES, max_chars: int = MAX_CHARS) -> list[dict]:
@@ -49,15 +54,47 @@ def check_prompt(prompt) -> str:
     """A template with exactly the places build_prompt fills; anything else is named before any call."""
     if not isinstance(prompt, str):
         raise BadArgument(f"prompt must be a template string, not {type(prompt).__name__}")
-    try:
-        prompt.format(**dict.fromkeys(PLACES, ""))
-    except (KeyError, IndexError, ValueError, AttributeError) as err:  # « {question.nope} » is an attribute
-        raise BadArgument(f"prompt must use only {{passages}}, {{question}}, {{no_answer}}, {{collection}} and {{or_none}} "
-                          f"(double any other brace: {{{{ }}}}): {type(err).__name__} {err}") from None
-    missing = [name for name in ("{passages}", "{question}") if name not in prompt]
+    only = ("prompt must use only {passages}, {question}, {no_answer}, {collection} and {or_none} "
+            "(double any other brace: {{ }})")
+    try:  # read, never filled: « {question:>999999999} » would be a billion spaces
+        places = [(name, spec, conv) for _, name, spec, conv in string.Formatter().parse(prompt) if name is not None]
+    except ValueError as err:  # a lone brace
+        raise BadArgument(f"{only}: {short_repr(str(err), 120)}") from None
+    for name, spec, conv in places:
+        if name not in PLACES:  # « {question.nope} », « {question[0]} », « {0} », « {} »
+            raise BadArgument(f"{only}, not {short_repr('{' + name + '}')}")
+        if spec or conv:
+            dressed = "{" + name + ("!" + conv if conv else "") + (":" + spec if spec else "") + "}"
+            raise BadArgument(f"prompt writes the place {short_repr(dressed)} with a format: write each place bare, "
+                              "as {question} (a width or a conversion is not a prompt's business)")
+    # A place, not its letters: « {{passages}} » is the text « {passages} », and sends no extract.
+    missing = ["{" + name + "}" for name in ("passages", "question") if name not in {p[0] for p in places}]
     if missing:
         raise BadArgument(f"prompt must contain {' and '.join(missing)}: the model needs the extracts and the question")
     return prompt
+
+
+def check_sentences(sentences, passages: list[dict]) -> list[dict]:
+    """Numbered sentences as ``sentences_for`` writes them — a list of ``{"n", "source", "text"}``, each number
+    once, each source a passage sent — or ``BadArgument`` naming the first that is not (a string would be split
+    into letters, and a sentence of a passage not sent would be a number the model may point at but never read)."""
+    if isinstance(sentences, (str, bytes, dict)) or not isinstance(sentences, (list, tuple)):
+        raise BadArgument(f"sentences must be a list of numbered sentences (rag.sentences_for), "
+                          f"not {type(sentences).__name__} {short_repr(sentences)}")
+    ids, seen, out = {str(p["id"]) for p in passages}, set(), []
+    for s in sentences:
+        if not isinstance(s, dict):
+            raise BadArgument(f"each sentence must be a dict with n, source and text (rag.sentences_for), "
+                              f"not {type(s).__name__} {short_repr(s)}")
+        n, source = s.get("n"), s.get("source")
+        if isinstance(n, bool) or not isinstance(n, numbers.Integral) or not 1 <= n <= MAX_NUMBERED or n in seen:
+            raise BadArgument(f"sentence {short_repr(s)} needs its own number n, a whole number from 1 to {MAX_NUMBERED:,}")
+        if not isinstance(source, str) or source not in ids:
+            raise BadArgument(f"sentence {n} must name as its source one of the passages sent, not {short_repr(source)}")
+        check_text(s.get("text"), f"sentence {n}'s text", max_chars=MAX_CHARS)
+        seen.add(n)
+        out.append({**s, "n": int(n)})  # numpy's integers are numbers too, written as Python's (a schema is JSON)
+    return out
 
 
 def blocks(passages: list[dict], mode: str = "free", sentences: list[dict] | None = None) -> str:
@@ -87,6 +124,7 @@ def build_prompt(question: str, passages: list[dict], *, no_answer_rule: bool = 
     check_bool(no_answer_rule, "no_answer_rule")
     reader(mode, model=True)
     passages = check_documents(passages, name="passages")
+    sentences = None if sentences is None else check_sentences(sentences, passages)  # in any mode: never ignored
     prompt = check_prompt(PROMPTS[mode] if prompt is None else prompt)
     where = COLLECTION if collection is None else check_text(collection, "collection", max_chars=200)
     return prompt.format(passages=blocks(passages, mode, sentences), question=question, collection=where,
@@ -105,12 +143,13 @@ def schema_for(passages: list[dict], mode: str = "free", sentences: list[dict] |
     read = reader(mode, model=True)
     check_bool(none, "none")
     passages = check_documents(passages, name="passages")
+    sentences = None if sentences is None else check_sentences(sentences, passages)  # in any mode: never ignored
     ids = {"enum": [str(p["id"]) for p in passages]}
     if read.numbered:
-        numbers = [s["n"] for s in (sentences if sentences is not None else sentences_for("", passages, None))]
+        pointable = [s["n"] for s in (sentences if sentences is not None else sentences_for("", passages, None))]
         # The numbers of one to three sentences sent, or « aucune »: saying that nothing answers is a choice
         # the schema offers, not a silence the model must think of.
-        pointed = {"type": "array", "items": {"enum": numbers}, "minItems": 1, "maxItems": MAX_SENTENCES}
+        pointed = {"type": "array", "items": {"enum": pointable}, "minItems": 1, "maxItems": MAX_SENTENCES}
         phrases = {"phrases": {"anyOf": [pointed, {"const": NONE}]} if none else pointed}
         if read.lead:  # the words first, then the sentences that say them
             lead = {"type": "string", "maxLength": MAX_LEAD_CHARS + LEAD_SLACK}  # cut by code, after a word

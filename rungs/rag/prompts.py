@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import html
 
+from ..core.errors import BadArgument, short_repr
 from ..grounding.claims import MIN_QUOTE_WORDS
 from .readers import reader
 
@@ -79,10 +80,35 @@ OR_NONE = {"pointing": ' ou {"phrases": "aucune"}', "pointing-lead": ' ou {"repo
 PROMPTS = {"free": PROMPT, "quoted": PROMPT_QUOTED, "pointing": PROMPT_POINTING, "pointing-lead": PROMPT_POINTING_LEAD}
 
 
+#: A fault's kinds, as ``rungs.grounding.claims.faults`` writes them.
+FAULT_KINDS = ("quote", "figure")
+
+
+def check_faults(faults) -> list[dict]:
+    """Faults as ``rungs.grounding.claims.faults`` writes them — a list of ``{"kind", "what", "source", "reason"}``
+    — or ``BadArgument`` naming the first that is not (a KeyError from the middle of a repair helps nobody)."""
+    if isinstance(faults, (str, bytes, dict)) or not isinstance(faults, (list, tuple)):
+        raise BadArgument(f"faults must be a list of faults (rungs.grounding.claims.faults), "
+                          f"not {type(faults).__name__} {short_repr(faults)}")
+    for i, f in enumerate(faults):
+        if not isinstance(f, dict):
+            raise BadArgument(f"fault {i} must be a dict with kind, what, source and reason, not {short_repr(f)}")
+        wrong = [key for key, ok in (("kind", f.get("kind") in FAULT_KINDS), ("what", isinstance(f.get("what"), str)),
+                                     ("reason", isinstance(f.get("reason"), str)),
+                                     ("source", isinstance(f.get("source"), str) or
+                                      (f.get("kind") == "figure" and f.get("source") is None)),
+                                     ("short", isinstance(f.get("short", False), bool))) if not ok]
+        if wrong:
+            raise BadArgument(f"fault {i} has no usable {wrong[0]!r} (kind one of {', '.join(FAULT_KINDS)}; what, "
+                              f"reason and a quote's source as text): {short_repr(f)}")
+    return list(faults)
+
+
 def repair_message(faults: list[dict], mode: str) -> str:
     """The one repair round trip: what was not found, in the model's language, and what to do instead."""
+    empty = reader(mode, model=True).empty
     said = []
-    for f in faults:
+    for f in check_faults(faults):
         if f.get("short"):
             said.append(f"la citation « {f['what'][:200]} » est trop courte pour montrer sur quoi la réponse "
                         f"repose : recopie au moins {MIN_QUOTE_WORDS} mots de l'extrait « {f['source']} »")
@@ -92,7 +118,6 @@ def repair_message(faults: list[dict], mode: str) -> str:
             said.append(f"l'extrait « {f['source']} » est cité sans citation")
         else:
             said.append(f"le chiffre « {f['what']} » n'est dans aucun extrait cité")
-    empty = reader(mode, model=True).empty
     return ("Ta réponse ne peut pas être montrée : " + " ; ".join(said) + ". Corrige-la : recopie mot pour mot "
             "les phrases des extraits, n'écris que des chiffres qui y sont, ou réponds exactement " + empty +
             ". Réponds uniquement avec l'objet JSON.")
