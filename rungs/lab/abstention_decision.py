@@ -27,7 +27,8 @@ from ..core import paths
 from ..core.display import Table
 from ..core.errors import BadArgument, RungsError, check_number, short_repr
 from ..grounding.deciding import check_coverage
-from ..rag.decision import Shipped, share_said
+from ..grounding.showing import share_said
+from ..rag.decision import Shipped
 from .abstention_summary import NoSummary
 
 #: The decisions bench_decision.py measures, in the order they are shown.
