@@ -37,6 +37,7 @@ from pathlib import Path
 from ..core.errors import BadArgument, check_number, short_repr
 from ..core.text import tokenise
 from ..grounding import deciding
+from ..grounding.cut import passes
 from ..grounding.deciding import Decision, numbers_of, threshold
 from ..grounding.showing import share_said  # noqa: F401 - its home is the printer; said here in messages
 
@@ -150,7 +151,7 @@ class Shipped:
         # every signal is a share or a 0/1 (``signals``): a gate of 2 would decide silently
         p = float(self.fit.probability([[check_number(found[s], f"the signal {s}", low=0.0, high=1.0)
                                          for s in self.fit.names]])[0])
-        return {"p": p, "threshold": cut, "coverage": coverage, "answer": p >= cut, "signals": dict(found),
+        return {"p": p, "threshold": cut, "coverage": coverage, "answer": passes(p, cut), "signals": dict(found),
                 "decision": self.name, "source": self.source}
 
 
