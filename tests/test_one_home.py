@@ -141,3 +141,27 @@ def test_every_consumer_of_the_threshold_rule_reads_alike(p):
 
     readings = _readings(p, 0.5)
     assert readings == {name: passes(p, 0.5) for name in readings}, readings
+
+
+
+def test_the_question_is_read_once_at_the_door_of_ask():
+    """The walk of one question through ``python -m rungs ask`` (``benchmarks/walk_ask.py``): its text is read
+    by one check, the door's (``Answerer.ask``); every room after it is handed the door's ``Checked`` text and
+    passes it on without reading it again (before: 21 checks read it, the same text each time)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("walk_ask", PACKAGE.parent / "benchmarks" / "walk_ask.py")
+    walk = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(walk)
+    done = walk.walk()
+    assert done["check_calls"] == {"core/errors.check_query": 1}, done["check_calls"]
+    assert done["passed_on"] > 0 and done["rooms"] > 1  # the question still goes everywhere it went
+
+
+def test_a_checked_text_is_still_held_to_a_shorter_limit():
+    from rungs.core.errors import BadArgument, Checked, check_query, check_text
+
+    text = Checked("x" * 50)
+    assert check_query(text, max_chars=50) is text and check_text(text, "t") is text
+    with pytest.raises(BadArgument, match="has 50 characters; the limit is 10"):
+        check_query(text, max_chars=10)
