@@ -11,7 +11,9 @@ written against the old names still catches them.
 type, NaN or infinity, a number out of range, an unknown knob. Its message
 names the argument and says what would be accepted. The ``check_*``
 functions below raise it; each rung calls them once, at its door, before any
-work is done.
+work is done. A text already checked at the first door (``Checked``, what
+``Answerer.ask`` hands on) is passed on by the later ones without being read
+again.
 
 Cost: nothing.
 """
