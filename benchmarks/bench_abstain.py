@@ -52,6 +52,7 @@ sys.path.insert(0, str(HERE.parent))
 
 from rungs import hybrid, rag  # noqa: E402
 from rungs.grounding import Status  # noqa: E402
+from rungs.grounding.cut import below, passes  # noqa: E402
 from rungs.lab import answers, tuning  # noqa: E402
 from rungs.lab import metrics as evaluate  # noqa: E402
 from rungs.lab.metrics import kappa  # noqa: E402
@@ -262,7 +263,7 @@ def _has_figure(text: str) -> bool:
 
 def gated(m: dict, t: float) -> dict:
     """The same answer behind the gate at threshold ``t``: « je ne sais pas » where P(yes) < t."""
-    if m["p"] is None or m["p"] >= t:
+    if not below(m["p"], t):  # the one rule (rungs.grounding.cut); a P not read keeps the answer
         return m
     return {**m, "abstained": True, "correct": not m["answerable"], "correct_and_cited": not m["answerable"],
             "citation_precision": None, "citation_recall": None, "unsupported_shown": False, "refused": False}
@@ -311,7 +312,7 @@ def threshold_table(marks, questions, system="pointing-lead") -> list[dict]:
     """Precision and recall of « answerable » at each threshold of P(yes), from stored probabilities."""
     rows = []
     for t in THRESHOLDS[1:]:
-        said = [qid for qid, m in marks[system].items() if m["p"] is not None and m["p"] >= t]
+        said = [qid for qid, m in marks[system].items() if passes(m["p"], t)]
         answerable = [qid for qid, m in marks[system].items() if m["answerable"]]
         rows.append({"threshold": t, "passes": len(said),
                      "precision": sum(marks[system][q]["answerable"] for q in said) / len(said) if said else None,

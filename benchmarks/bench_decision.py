@@ -36,6 +36,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
+from rungs.grounding.cut import passes  # noqa: E402
 from rungs.lab import metrics, selective, tuning  # noqa: E402
 from rungs.lab.handbook import load_questions  # noqa: E402
 from rungs.rag import decision  # noqa: E402
@@ -84,7 +85,7 @@ def probabilities(rows, name, *, fitted=None, cross=False):
 
 def decided(rows, p, cut) -> dict:
     """Right or not, question by question, when copy's answer is shown where P ≥ cut and « je ne sais pas » else."""
-    return {r["id"]: float(r["right"] if p_i >= cut else not r["answerable"]) for r, p_i in zip(rows, p)}
+    return {r["id"]: float(r["right"] if passes(p_i, cut) else not r["answerable"]) for r, p_i in zip(rows, p)}
 
 
 def deciding(rows) -> dict:

@@ -168,8 +168,8 @@ def ask_times(code: Path, index_path: Path, qs: list[dict]) -> dict:
         if done.returncode:
             raise SystemExit(f"ask failed on {q['id']}: {done.stderr[-500:]}")
         said = said_cost(done.stdout.strip().splitlines()[-1])
-        answer = next((line[len("answer:"):].strip() for line in done.stdout.splitlines()
-                       if line.startswith("answer:")), "")
+        answer = next((line.split(":", 1)[1].strip() for line in done.stdout.splitlines()  # the one printer's head
+                       if line.startswith(("answer:", "no answer:"))), "")
         rows.append({"id": q["id"], "answerable": bool(q["judgments"]), "wall_s": round(wall, 1),
                      **said, "answer": answer[:200]})
         print(f"ask {q['id']}: {wall:.1f} s ({said['model_s']} s model, {said['calls']} call(s))", flush=True)

@@ -128,14 +128,15 @@ def test_ask_streams_the_sentences_then_each_quote_with_its_file_page_link_and_c
     assert code == 0, err
     lines = out.splitlines()
     assert lines[1].startswith("… the model reads 12 sentences (~")  # said before the answer comes
-    assert lines[2] == "answer:   " + chosen["text"]
+    assert lines[2] == "… " + chosen["text"]  # streamed as it comes; the checked answer is printed under it
     assert f"[1] « {chosen['text']} »" in out and "reglement-interieur.pdf, p. " in out
-    link = next(line.strip() for line in lines if line.strip().startswith("file://"))
+    link = next(line.split("  ")[-1] for line in lines if line.startswith("  - ") and "file://" in line)
     assert link.startswith((indexed / "reglement-interieur.pdf").resolve().as_uri() + "#page=")
-    # What was checked is where the words come from, and it says what was not checked: no ✓ that reads as « right ».
+    # What was checked is where the words come from, and it says what was not checked: no ✓ that reads as « right »
+    # (a ✓ marks a figure held by a cited passage, on the one printer's figures line only).
     assert "checked:  where the words come from — every cited passage was one the model read" in out
     assert "the quotes are copied from them by code" in out and "Not checked: whether this answers" in out
-    assert "✓" not in out and "1 call ·" in out
+    assert all(line.startswith("  figures: ") for line in lines if "✓" in line) and "1 call ·" in out
 
 
 
@@ -148,7 +149,7 @@ def test_ask_copy_asks_no_model_and_prints_the_sentences_that_match_best(indexed
                          "--decision", "off")
     assert code == 0, err
     assert out.splitlines()[1] == "… the sentences that match the question best are copied, no model asked"
-    assert all(f"« {s['text']} »" in out for s in best) and out.count("\n[") == 3
+    assert all(f"« {s['text']} »" in out for s in best) and out.count("\n  [") == 3
     assert "every cited passage was one the search found" in out and "no model call" in out
 
 
@@ -164,7 +165,7 @@ def test_ask_pointing_lead_shows_the_words_checked_then_the_sentences_that_hold_
     assert code == 0, err
     assert "… the model answers; the answer is shown once it is checked" in out
     # The words on the answer's line, the sentence that holds « 5 » under them.
-    assert f"answer:   Une mise à pied de cinq jours au plus.\n          {holder['text']}" in out
+    assert f"answer: Une mise à pied de cinq jours au plus.\n{holder['text']}" in out
     assert "every figure (5 jours" in out
 
 
@@ -174,17 +175,17 @@ def test_ask_by_default_copies_the_best_sentences_if_the_decision_says_and_print
     monkeypatch.setenv("RUNGS_SCRIPTED_REPLIES", json.dumps([_gate_reply(0.95)]))
     code, out, err = run(capsys, "ask", question, "--index", str(indexed), "--rung", "bm25")
     assert code == 0, err
-    assert "the model is asked one question: do they answer?" in out and out.count("\n[") == 3
-    assert "gate:     P(the sentences answer the question) = 0.95, one of the decision's signals" in out
-    line = next(x for x in out.splitlines() if x.startswith("decision: "))
+    assert "the model is asked one question: do they answer?" in out and out.count("\n  [") == 3
+    assert "  gate: P(the sentences answer the question) = 0.95, one of the decision's signals" in out
+    line = next(x for x in out.splitlines() if x.startswith("  decision: "))
     assert "P(the copy is right) = " in line and "(set to answer 50% of the questions it was fitted on)" in line
     assert line.endswith("the sentences are shown") and "from the handbook's deciding half (126 questions)" in out
     assert "1 call ·" in out
     monkeypatch.setenv("RUNGS_SCRIPTED_REPLIES", json.dumps([_gate_reply(0.05)]))
     code, out, err = run(capsys, "ask", "Quand a lieu le séminaire annuel des managers ?", "--index", str(indexed),
                          "--rung", "bm25", "--coverage", "0.3")
-    assert code == 0 and "answer:   je ne sais pas" in out.lower() and "answer 30% of the questions" in out
-    assert "below it: « je ne sais pas »" in out and "why:      the decision: P(the copy is right)" in out
+    assert code == 0 and "no answer: je ne sais pas" in out.lower() and "answer 30% of the questions" in out
+    assert "below it: « je ne sais pas »" in out and "  why: the decision: P(the copy is right)" in out
     for argv, said in ((["--mode", "free", "--coverage", "0.8"], "go with --mode copy"),
                        (["--decision", "off", "--coverage", "0.8"], "it has none with --decision off"),
                        (["--coverage", "2"], "coverage")):
@@ -204,7 +205,7 @@ def test_ask_quoted_mode_repairs_a_quote_once_then_shows_it_found(indexed, capsy
     code, out, err = run(capsys, "ask", question, "--index", str(indexed), "--rung", "bm25", "--passages", "1",
                          "--mode", "quoted")
     assert code == 0, err
-    assert "answer:   Voir le passage." in out and "the quotes are found in them word for word" in out
+    assert "answer: Voir le passage." in out and "the quotes are found in them word for word" in out
     assert "2 calls ·" in out  # the first reply's quote was not found: one repair round trip
     monkeypatch.setenv("RUNGS_SCRIPTED_REPLIES", json.dumps([bad, bad]))
     code, out, err = run(capsys, "ask", question, "--index", str(indexed), "--rung", "bm25", "--passages", "1",
@@ -217,7 +218,7 @@ def test_ask_says_je_ne_sais_pas_and_refuses_an_invented_source(indexed, capsys,
     monkeypatch.setenv("RUNGS_SCRIPTED_REPLIES", json.dumps(['{"reponse": "Je ne sais pas.", "phrases": []}']))
     code, out, _ = run(capsys, "ask", "Quel temps fera-t-il demain ?", "--index", str(indexed), "--rung", "bm25",
                        "--passages", "1")
-    assert code == 0 and "answer:   je ne sais pas" in out and "[1]" not in out and "checked:" not in out
+    assert code == 0 and "no answer: je ne sais pas" in out and "[1]" not in out and "checked:" not in out
     monkeypatch.setenv("RUNGS_SCRIPTED_REPLIES", json.dumps(['{"answer": "Oui.", "sources": ["secret.pdf#1"]}']))
     code, out, err = run(capsys, "ask", "Le badge est-il gratuit ?", "--index", str(indexed), "--rung", "bm25",
                          "--mode", "free")
@@ -237,9 +238,10 @@ def test_ask_gate_prints_its_probability_and_below_its_threshold_does_not_ask(in
     code, out, err = run(capsys, "ask", question, "--index", str(indexed), "--rung", "bm25", "--gate", "0.5",
                          "--mode", "pointing-lead")
     assert code == 0, err
-    assert "answer:   je ne sais pas" in out.lower()
-    assert "gate:     P(the passages answer the question) = 0.20, threshold 0.50: below it: the answer was not asked for" in out
-    assert "why:      the gate: P(the extracts answer the question) = 0.20" in out and "checked:" not in out
+    assert "no answer: je ne sais pas" in out.lower()
+    assert ("  gate: P(the passages answer the question) = 0.20, threshold 0.50: below it: « je ne sais pas », nothing "
+            "more was asked") in out
+    assert "  why: the gate: P(the extracts answer the question) = 0.20" in out and "checked:" not in out
     assert "1 call ·" in out  # the gate's call only: the answer's was never made
     # Above the threshold the answer is asked for, over the same prompt start; « off » is no gate at all.
     from rungs.yours.index import open_index
@@ -248,7 +250,7 @@ def test_ask_gate_prints_its_probability_and_below_its_threshold_does_not_ask(in
                                                                                           "sources": [sent]})]))
     code, out, err = run(capsys, "ask", question, "--index", str(indexed), "--rung", "bm25", "--mode", "free",
                          "--passages", "1", "--gate", "0.5")
-    assert code == 0 and "= 0.90, threshold 0.50: the answer was asked for" in out and "2 calls ·" in out
+    assert code == 0 and "= 0.90, threshold 0.50: the answer went on" in out and "2 calls ·" in out
     monkeypatch.setenv("RUNGS_SCRIPTED_REPLIES", json.dumps([json.dumps({"answer": "Le signaler.", "sources": [sent]})]))
     code, out, err = run(capsys, "ask", question, "--index", str(indexed), "--rung", "bm25", "--mode", "free",
                          "--passages", "1", "--gate", "off")
@@ -500,3 +502,41 @@ def test_ask_at_a_tiny_coverage_does_not_say_it_answers_none(indexed, capsys):
                          "--coverage", "1e-300", "--scripted-replies", json.dumps([_gate_reply(0.9)]))
     assert code == 0, err
     assert "set to answer 1e-300 of the questions" in out and "answer 0% of" not in out
+
+
+def _asked(monkeypatch):
+    """The answers ``ask`` printed, caught as the reader returned them."""
+    from rungs import rag
+
+    caught, ask = [], rag.Rag.ask
+    monkeypatch.setattr(rag.Rag, "ask", lambda self, question: caught.append(ask(self, question)) or caught[-1])
+    return caught
+
+
+@pytest.mark.parametrize("argv, replies", [
+    (["--mode", "pointing-lead", "--gate", "0.5"], [_gate_reply(0.2)]),  # no answer: the gate's reading, why
+    (["--coverage", "0.3"], [_gate_reply(0.05)]),  # copy: the decision's reading, the coverage it was set for
+    (["--mode", "quoted", "--passages", "1"], None),  # answered: a quote with its file and page
+])
+def test_ask_prints_the_answer_line_for_line_as_answer_lines_does(indexed, capsys, monkeypatch, argv, replies):
+    """One printer (``rungs.grounding.showing``): the lines ``ask`` shows of an answer are ``Answer.lines()``,
+    in order, terminal-safe — never a wording of the command line's own."""
+    from rungs.core.display import safe_text
+    from rungs.yours.index import open_index
+
+    question = "Que faire d'un badge perdu ?"
+    if replies is None:
+        hit = open_index(indexed).retriever("bm25").search(question, limit=1, level="passage")[0]
+        words = " ".join(open_index(indexed).retriever("bm25").meta[hit.id]["body"].split()[:6])
+        replies = [json.dumps({"answer": "Voir le passage.", "quotes": [{"source": hit.id, "text": words}]})]
+    caught = _asked(monkeypatch)
+    code, out, err = run(capsys, "ask", question, "--index", str(indexed), "--rung", "bm25", *argv,
+                         "--scripted-replies", json.dumps(replies))
+    assert code == 0, err
+    shown = safe_text("\n".join(caught[0].lines())).split("\n")
+    lines = out.splitlines()
+    at = lines.index(shown[0])
+    assert lines[at:at + len(shown)] == shown, out
+    from rungs.core.display import where
+    for q in caught[0].quotes:  # a quote's place is its file (and page), as the hit it came from says it
+        assert any(line.endswith(f"» ({where(next(h for h in caught[0].hits if h.id == q.source))})") for line in shown)

@@ -8,6 +8,7 @@ package is searched for the mark of a second copy (read from the files, never im
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -27,6 +28,8 @@ HOMES = {
     "the yes/no reader": ("grounding/logprobs.py", re.compile(r"^def distribution\(", re.MULTILINE)),
     "JSON reply parsing": ("grounding/replies.py", re.compile(r"json\.loads\(")),
     "the hybrid recipe": ("hybrid.py", re.compile(r"Hybrid\(\{\s*[\"']keyword[\"']|Hybrid\(legs")),
+    "deciding at a threshold": ("grounding/cut.py",
+                                re.compile(r"(?<!`)\b(?:p|p_i|self\.p)\s*(?:<|<=|>|>=)\s*(?:t|cut|threshold)\b(?!`)")),
 }
 #: Modules that read JSON which is not a model's reply (files, settings, records): not a second reply parser.
 NOT_REPLIES = {"lab/abstention_summary.py", "lab/abstention_decision.py", "rag/decision.py", "yours/store.py", "yours/report.py", "lab/handbook.py", "lab/cacm.py", "lab/questions.py",
@@ -60,6 +63,7 @@ def test_each_rule_has_one_home(concept):
     ("citation syntax", '_CITATION = re.compile(r"\\[([\\d,; ]+)\\]")'),
     ("the no-answer sentence", 'NO_ANSWER = "je ne sais pas"'),
     ("the unit vocabulary", 'UNITS = {"euros": "euros"}'),
+    ("deciding at a threshold", 'shown = p >= threshold'),
 ])
 def test_a_planted_second_copy_is_found(concept, planted):
     sources = package_sources()
@@ -93,3 +97,71 @@ def test_the_mark_and_the_checks_read_every_gold_number_alike():
               for m, c in [([float(w) for w in answer_words(r["span"]) if number.fullmatch(w)], checks(r["span"]))]
               if m != c]
     assert len(rows) > 200 and not differ, differ[:5]
+
+
+#: P against a threshold of 0.5: below, a hair below, equal, a hair above, above (the equal case is the one a
+#: second copy of the rule gets wrong: « p > t » or « p <= t »).
+AT_HALF = (0.3, 0.5 - 1e-12, 0.5, 0.5 + 1e-12, 0.7)
+
+
+def _readings(p: float, t: float) -> dict:
+    """Each consumer of « P below a threshold says no », asked the same (p, t): True where it says yes."""
+    import importlib.util
+    import math
+
+    import numpy as np
+
+    from rungs.grounding.trail import Gate
+    from rungs.lab import judges
+    from rungs.model import ScriptedClient
+    from rungs.rag import decision
+
+    spec = importlib.util.spec_from_file_location("bench_abstain", PACKAGE.parent / "benchmarks" / "bench_abstain.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    shipped = decision.Shipped(json.loads(decision.SHIPPED.read_text(encoding="utf-8")))
+    shipped.threshold = lambda coverage=None: t  # the rule under test, not the fit: P and threshold given
+    shipped.fit.probability = lambda rows: np.array([p])
+    top = {"Oui": math.log(p), "Non": math.log(1 - p)}
+    said = judges.support("Q ?", "R.", [{"id": "a", "text": "R."}], ScriptedClient([
+        {"text": "Oui", "logprobs": [{"token": "Oui", "logprob": top["Oui"], "top": top}]}]), threshold=t)
+    mark = {"p": p, "answerable": True, "abstained": False}
+    return {"the gate": not Gate(p, t).closed,
+            "the shipped decision": shipped.judge({s: 0.5 for s in shipped.fit.names})["answer"],
+            "the support judge": said["supported"] if said["p"] == p else "P read as another number",
+            "the support table": judges.threshold_table([{"correct": True, "p": p}], [t])[0]["flagged"] == 0,
+            "the gate replayed (bench_abstain)": not bench.gated(mark, t).get("abstained")}
+
+
+@pytest.mark.parametrize("p", AT_HALF)
+def test_every_consumer_of_the_threshold_rule_reads_alike(p):
+    """Behaviour, not text: the gate, the shipped decision, the support judge, its threshold table and the
+    benchmark's replay of the gate give the one home's reading (``rungs.grounding.cut.passes``) on each P."""
+    from rungs.grounding.cut import passes
+
+    readings = _readings(p, 0.5)
+    assert readings == {name: passes(p, 0.5) for name in readings}, readings
+
+
+
+def test_the_question_is_read_once_at_the_door_of_ask():
+    """The walk of one question through ``python -m rungs ask`` (``benchmarks/walk_ask.py``): its text is read
+    by one check, the door's (``Answerer.ask``); every room after it is handed the door's ``Checked`` text and
+    passes it on without reading it again (before: 21 checks read it, the same text each time)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("walk_ask", PACKAGE.parent / "benchmarks" / "walk_ask.py")
+    walk = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(walk)
+    done = walk.walk()
+    assert done["check_calls"] == {"core/errors.check_query": 1}, done["check_calls"]
+    assert done["passed_on"] > 0 and done["rooms"] > 1  # the question still goes everywhere it went
+
+
+def test_a_checked_text_is_still_held_to_a_shorter_limit():
+    from rungs.core.errors import BadArgument, Checked, check_query, check_text
+
+    text = Checked("x" * 50)
+    assert check_query(text, max_chars=50) is text and check_text(text, "t") is text
+    with pytest.raises(BadArgument, match="has 50 characters; the limit is 10"):
+        check_query(text, max_chars=10)

@@ -11,7 +11,9 @@ written against the old names still catches them.
 type, NaN or infinity, a number out of range, an unknown knob. Its message
 names the argument and says what would be accepted. The ``check_*``
 functions below raise it; each rung calls them once, at its door, before any
-work is done.
+work is done. A text already checked at the first door (``Checked``, what
+``Answerer.ask`` hands on) is passed on by the later ones without being read
+again.
 
 Cost: nothing.
 """
@@ -36,8 +38,16 @@ class BadArgument(RungsError, ValueError, TypeError):
 MAX_QUERY_CHARS = 2000
 
 
+class Checked(str):
+    """A text checked once at a door (``Answerer.ask``): a string with no lone surrogate. The checks below
+    pass it on after one length comparison instead of reading it again — the question is checked once, not at
+    every room it enters (``benchmarks/walk_ask.py`` counts them)."""
+
+
 def check_query(query, *, name: str = "query", max_chars: int = MAX_QUERY_CHARS) -> str:
     """A query is text of at most ``max_chars`` characters (an empty one is allowed: it finds nothing)."""
+    if type(query) is Checked and len(query) <= max_chars:  # read at the door already: its type says so
+        return query
     if not isinstance(query, str):
         raise BadArgument(f"{name} must be a string, not {type(query).__name__}")
     if len(query) > max_chars:
@@ -56,6 +66,8 @@ def check_text(value, name: str, *, max_chars: int = MAX_TEXT_CHARS, allow_none:
     """Text a rung can index, store or send: a string (or None when allowed) of at most ``max_chars``."""
     if value is None and allow_none:
         return None
+    if type(value) is Checked and len(value) <= max_chars:  # read at the door already: its type says so
+        return value
     if not isinstance(value, str):
         raise BadArgument(f"{name} must be a string{' or None' if allow_none else ''}, "
                           f"not {type(value).__name__} {short_repr(value)}")

@@ -6,10 +6,12 @@ one home for each rule those rungs share, so that two of them cannot disagree.
 
 - ``answer``     ``Answer``, ``Status``, ``Cost``, ``Quote``, ``FigureCheck``: the one shape of an answer
 - ``trail``      what a rung did on the way, typed: ``Gate``, ``Decided``, ``Trail`` (``answer.gate``, ``answer.decision``…)
+- ``showing``    the one printer of an answer (``Answer.lines()``, ``print(answer)``, ``python -m rungs ask``)
 - ``answerer``   ``Answerer``: built once, then ``ask(question) -> Answer``
 - ``contract``   the answer contract as named checks, run over every answerer by discovery; ``check_answerer``
 - ``doubles``    the contract's doubles: ``Behaving`` (a model every way a model can be), answerers planted broken
 - ``abstain``    the no-answer rule: ``NO_ANSWER``, ``is_no_answer``
+- ``cut``        the one rule of deciding at a threshold: ``below``, ``passes`` (a P equal to it passes)
 - ``citations``  the one citation syntax, « [1, 3] »
 - ``claims``     a quote found word for word in its passage; the whole check of an answer's claims
 - ``figures``    the one reading of a figure (amounts, durations, times, dates…) for the checks and the mark

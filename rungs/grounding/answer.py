@@ -35,6 +35,7 @@ from enum import Enum
 from ..core.display import safe_text
 from ..core.errors import BadArgument, RungsError, check_number
 from ..model.contract import BadResponse
+from .showing import answer_lines
 from .trail import Decided, Gate, Trail
 
 
@@ -304,20 +305,8 @@ class Answer:
         return out
 
     def lines(self) -> list[str]:
-        """The answer as a reader sees it: status and text, each quote under it, what was checked, the cost."""
-        head = {Status.ANSWERED: "answer", Status.NO_ANSWER: "no answer", Status.UNAVAILABLE: "unavailable",
-                Status.REFUSED: "refused"}[self.status]
-        out = [f"{head}: {self.text}" if self.text else f"{head}: {self.reason}"]
-        for n, q in enumerate(self.quotes, 1):
-            out.append(f"  [{n}] « {q.text} » ({q.source})")
-        if self.answered:
-            out.append(f"  cited: {', '.join(self.cited) or 'nothing'} (of {len(self.sent)} sent)")
-            held = [f"{f.figure} ✓" if f.supported else f"{f.figure} ✗" for f in self.figures]
-            if held:
-                out.append("  figures: " + ", ".join(held))
-        out += [f"  note: {n}" for n in self.notes]
-        out.append(f"  cost: {self.cost}")
-        return out
+        """The answer as a reader sees it, in the one printer's wording (``rungs.grounding.showing``)."""
+        return answer_lines(self)
 
     def __str__(self) -> str:  # a model's or a document's control characters shown as escapes, never run
         return safe_text("\n".join(self.lines()))

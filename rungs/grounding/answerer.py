@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 
-from ..core.errors import BadArgument, check_query
+from ..core.errors import BadArgument, Checked, check_query
 from .answer import Answer
 
 #: The longest question any answerer reads: a question, not a document (the prompt is billed by the token).
@@ -29,7 +29,7 @@ class Answerer(ABC):
     def ask(self, question: str) -> Answer:
         """The answer to ``question``: answered, no answer, unavailable or refused — never an exception
         for what a model did; a ``BadArgument`` for what the caller did (a question over 1,000 characters)."""
-        check_query(question, name="question", max_chars=MAX_QUESTION)
+        question = Checked(check_query(question, name="question", max_chars=MAX_QUESTION))  # once, at the door
         answer = self._ask(question)
         if not isinstance(answer, Answer):  # the one shape, or the subclass is broken: said, not passed on
             raise BadArgument(f"{type(self).__name__}._ask returned {type(answer).__name__}, not an Answer")

@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ..core.errors import BadArgument, RungsError, check_number, short_repr
+from .cut import below
 
 
 def _share(value, name: str, *, optional: bool = True) -> float | None:
@@ -80,7 +81,7 @@ class Gate:
     @property
     def closed(self) -> bool:
         """The one rule of the gate: « je ne sais pas » when P(yes) is read and below the threshold."""
-        return self.p is not None and self.threshold is not None and self.p < self.threshold
+        return below(self.p, self.threshold) is True  # the one rule (rungs.grounding.cut)
 
     @classmethod
     def of(cls, data) -> "Gate":

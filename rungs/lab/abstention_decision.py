@@ -26,8 +26,10 @@ import numpy as np
 from ..core import paths
 from ..core.display import Table
 from ..core.errors import BadArgument, RungsError, check_number, short_repr
+from ..grounding.cut import passes
 from ..grounding.deciding import check_coverage
-from ..rag.decision import Shipped, share_said
+from ..grounding.showing import share_said
+from ..rag.decision import Shipped
 from .abstention_summary import NoSummary
 
 #: The decisions bench_decision.py measures, in the order they are shown.
@@ -201,7 +203,7 @@ def at_coverage(data: dict, coverage: float) -> dict:
         raise NoSummary(f"at_coverage: the study has no 'shipped' decision it can read ({err}): pass what "
                         "abstention_decision.load() returns") from None
     cut, rows = shipped.threshold(coverage), _rows(data, shipped.name)
-    shown = [r["p"][shipped.name] >= cut for r in rows]
+    shown = [passes(r["p"][shipped.name], cut) for r in rows]
     answered = [r for r, s in zip(rows, shown) if s]
     right = sum(r["right"] if s else not r["answerable"] for r, s in zip(rows, shown))
     return {"coverage": coverage, "threshold": cut, "answered": len(answered) / len(rows),

@@ -26,6 +26,7 @@ from ..core.documents import check_documents, passage_text
 from ..core.errors import BadArgument, check_int, check_number, check_query, check_text
 from ..decide import MAX_STATE_BUDGET, MAX_STATE_CHARS, ask
 from ..grounding.answer import Cost
+from ..grounding.cut import below, passes
 from .sending import read_log
 
 #: N4 checking N3: one yes/no question about an answer and the passages it cites.
@@ -62,7 +63,7 @@ def support(question: str, answer: str, passages: list, client=None, *, threshol
     decision = ask(state, {"support": SUPPORT}, client, backend="logprobs",
                    max_state_chars=max(MAX_STATE_CHARS, len(passages) * (max_chars + 200)))
     out, p = decision.answers["support"], decision.answers["support"].get("p")
-    return {"p": p, "supported": None if p is None else p >= threshold, "trusted": out["trusted"],
+    return {"p": p, "supported": passes(p, threshold), "trusted": out["trusted"],
             "note": out.get("note", ""), "cost": decision.cost}
 
 
@@ -88,7 +89,7 @@ def matches_reference(question: str, answer: str, reference: str, client=None, *
     state = {"question": question, "réponse de référence": reference, "réponse donnée": answer}
     decision = ask(state, {"same": SAME_AS_REFERENCE}, client, backend="logprobs")
     out, p = decision.answers["same"], decision.answers["same"].get("p")
-    return {"p": p, "same": None if p is None else p >= threshold, "trusted": out["trusted"], "note": out.get("note", ""),
+    return {"p": p, "same": passes(p, threshold), "trusted": out["trusted"], "note": out.get("note", ""),
             "cost": decision.cost}
 
 
@@ -143,7 +144,7 @@ def threshold_table(rows: Iterable[Mapping], thresholds: Iterable[float] = THRES
     table = []
     for t in thresholds:
         t = check_number(t, "threshold", low=0.0, high=1.0)
-        flagged = [r for r in rows if r["p"] < t]  # the rule of ``support``: below the threshold is a flag
+        flagged = [r for r in rows if below(r["p"], t)]  # the rule of ``support``: below the threshold is a flag
         caught = sum(1 for r in flagged if not r["correct"])
         table.append({"threshold": t, "flagged": len(flagged), "caught": caught, "wrong": wrong,
                       "false_alarms": len(flagged) - caught, "right": len(rows) - wrong,

@@ -37,7 +37,9 @@ from pathlib import Path
 from ..core.errors import BadArgument, check_number, short_repr
 from ..core.text import tokenise
 from ..grounding import deciding
+from ..grounding.cut import passes
 from ..grounding.deciding import Decision, numbers_of, threshold
+from ..grounding.showing import share_said  # noqa: F401 - its home is the printer; said here in messages
 
 #: Where the shipped fit lives (package data), and what ``answer(decision=…)`` calls it.
 SHIPPED = Path(__file__).with_name("decision.json")
@@ -149,7 +151,7 @@ class Shipped:
         # every signal is a share or a 0/1 (``signals``): a gate of 2 would decide silently
         p = float(self.fit.probability([[check_number(found[s], f"the signal {s}", low=0.0, high=1.0)
                                          for s in self.fit.names]])[0])
-        return {"p": p, "threshold": cut, "coverage": coverage, "answer": p >= cut, "signals": dict(found),
+        return {"p": p, "threshold": cut, "coverage": coverage, "answer": passes(p, cut), "signals": dict(found),
                 "decision": self.name, "source": self.source}
 
 
@@ -163,13 +165,6 @@ def shipped() -> Shipped:
                           "rungs, or write it again with benchmarks/bench_decision.py (no model); or decision=None"
                           ) from None
     return Shipped(data)
-
-
-def share_said(coverage: float) -> str:
-    """A coverage as a message prints it: a percentage, unless that would round a share that is not 0 or 1 to
-    « 0% » or « 100% » (a coverage of 1e-300 answers the one question ranked first, not none)."""
-    shown = f"{coverage:.0%}"
-    return shown if shown not in ("0%", "100%") or coverage in (0, 1) else f"{coverage:.3g}"
 
 
 def check_coverage(coverage) -> float | None:

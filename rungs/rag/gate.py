@@ -32,6 +32,7 @@ from collections.abc import Mapping
 from ..core.errors import BadArgument, short_repr
 from ..grounding.answer import Cost
 from ..grounding.logprobs import YES_NO, distribution
+from ..grounding.showing import figures_of  # noqa: F401 - printed with the gate's refusals; its home is the printer
 from ..model import ModelError
 from .build import build_prompt
 from .prompts import GATE_PROMPT, GATE_PROMPT_NUMBERED
@@ -87,14 +88,3 @@ def _first_top(logprobs):
     if not isinstance(logprobs, (list, tuple)) or not isinstance(logprobs[0], Mapping):
         return _MISSHAPEN
     return logprobs[0].get("top")
-
-
-def figures_of(p: float, threshold: float) -> tuple[str, str]:
-    """P and the threshold as printed beside the gate's decision: two decimals, or as many more as it takes
-    for two unequal values to print unequal (a P(yes) a hair below the threshold is printed with the digits
-    that show it below, never as the threshold's own figure beside « below it »)."""
-    for places in range(2, 18):
-        shown = f"{p:.{places}f}", f"{threshold:.{places}f}"
-        if shown[0] != shown[1] or p == threshold:
-            return shown
-    return repr(float(p)), repr(float(threshold))  # 17 decimals apart only: every digit there is

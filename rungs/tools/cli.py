@@ -280,7 +280,7 @@ def ask(args) -> int:
     from ..yours.index import open_index
 
     store = open_index(args.index)
-    shown, clock = [], {"start": time.perf_counter()}
+    clock = {"start": time.perf_counter()}
 
     def on_event(kind, payload):  # the answer as it comes: a line while the model reads, then each sentence
         if kind == "reading":
@@ -289,8 +289,7 @@ def ask(args) -> int:
             print("… the model answers; the answer is shown once it is checked", flush=True)
         elif kind == "sentence":
             clock.setdefault("first", time.perf_counter())
-            print(("answer:   " if not shown else "          ") + safe_text(payload["text"]), flush=True)
-            shown.append(payload)
+            print("… " + safe_text(payload["text"]), flush=True)
 
     reader = _reader(args, store, on_event)  # every option checked before a line is printed
     print(f"question: {safe_text(args.question)}", flush=True)  # a question pasted from a file may hold escapes
@@ -304,7 +303,8 @@ def ask(args) -> int:
     answer = reader.ask(args.question)
     if answer.status in (Status.UNAVAILABLE, Status.REFUSED):  # nothing is shown: one line says why
         raise RungsError(f"no answer shown ({answer.status}): " + str(answer.error or answer.reason))
-    _print_answer(answer, store, args, bool(shown))
+    print(str(answer))  # the one printer's lines (rungs.grounding.showing), as a notebook shows them
+    _print_beside(answer, store, args)
     reading = f", {clock['first'] - clock['start']:.1f} s before the first sentence" if "first" in clock else ""
     hits = {h.id: h for h in answer.hits}
     read = " · ".join(_where(hits[i]) for i in answer.sent) or "none"
@@ -318,25 +318,18 @@ def _where(hit) -> str:
     return where(hit)
 
 
-def _print_answer(answer, store, args, streamed: bool) -> None:
-    """The answer, each quote with its file, page and link, and what was checked — provenance, not a verdict."""
+def _print_beside(answer, store, args) -> None:
+    """What a terminal adds to the one printer's lines: each cited file with its title and a link that opens
+    it at the page, and what was checked — provenance, not a verdict."""
     from .. import rag  # loaded by ask already: a lookup
     from ..core.display import safe_text
 
     hits = {h.id: h for h in answer.hits}
-    if not streamed:  # a lead-in on its line, the sentences under it, aligned
-        print("answer:   " + safe_text(answer.text).replace("\n", "\n          "))
-    for n, q in enumerate(answer.quotes, 1):
-        hit = hits[q.source]
-        print(safe_text(f"[{n}] « {q.text} »\n    {_where(hit)}  ({hit.title})\n    {_link(store, hit)}"))
-    if answer.cited and not answer.quotes:  # the free mode cites ids only
+    if answer.cited:
         print(safe_text("sources:\n" + "\n".join(f"  - {_where(hits[s])}  ({hits[s].title})  {_link(store, hits[s])}"
                                                   for s in answer.cited)))
-    _print_decisions(answer, args)
-    if not answer.answered and answer.reason:
-        print(f"why:      {safe_text(answer.reason)}")  # a reason or a note may quote the model
-    for note in answer.notes:
-        print(f"note:     {safe_text(note)}")
+    if answer.decision:
+        print("decision: on your own folder the handbook's decision is applied as is")
     if answer.answered:
         how = "copied from them by code" if rag.reader(args.mode).numbered else "found in them word for word"
         said = [f.figure for f in answer.figures]
@@ -345,30 +338,6 @@ def _print_answer(answer, store, args, streamed: bool) -> None:
               + (f"; the quotes are {how}" if answer.quotes else "")
               + (f"; every figure ({', '.join(said)}) is in a cited passage or the question" if said else "")
               + ".\n          Not checked: whether this answers your question — read the quotes.")
-
-
-def _print_decisions(answer, args) -> None:
-    """The gate's and the decision's verdicts, whichever way they went, each with its probability and threshold."""
-    from .. import rag  # loaded by ask already: a lookup
-    from ..core.display import safe_text
-    from ..rag.decision import share_said
-    from ..rag.gate import figures_of
-
-    gate, decided = answer.gate, answer.decision
-    if gate and gate.p is not None and gate.threshold is not None:
-        asked, skipped = (("the sentences were copied", "the sentences were not copied") if not rag.reader(args.mode).model
-                          else ("the answer was asked for", "the answer was not asked for"))
-        went = f"below it: {skipped}" if gate.closed else asked  # the gate's own verdict, never decided again
-        p, threshold = figures_of(gate.p, gate.threshold)
-        print(f"gate:     P(the passages answer the question) = {p}, threshold {threshold}: {went}")
-    elif gate and gate.p is not None:
-        print(f"gate:     P(the sentences answer the question) = {gate.p:.2f}, one of the decision's signals")
-    if decided:
-        p, threshold = figures_of(decided.p, decided.threshold)
-        went = "the sentences are shown" if decided.shown else "below it: « je ne sais pas »"
-        print(f"decision: P(the copy is right) = {p}, threshold {threshold} (set to answer "
-              f"{share_said(decided.coverage)} of the questions it was fitted on): {went}")
-        print(safe_text(f"          from {decided.source}; on your own folder it is applied as is"))
 
 
 COMMANDS = {"index": index, "search": search, "ask": ask}
