@@ -25,6 +25,7 @@ import contextlib
 import datetime
 import importlib
 import inspect
+import json
 import io
 import os
 import pkgutil
@@ -47,7 +48,7 @@ from rungs import lab  # noqa: E402
 from rungs.core import display  # noqa: E402
 from rungs.core.errors import RungsError  # noqa: E402
 from rungs.core.retrieval import Hit  # noqa: E402
-from rungs.lab import cacm, capstone, compare, handbook, judges, metrics, questions, selective, sending, tuning  # noqa: E402
+from rungs.lab import cacm, capstone, compare, folder_default, handbook, judges, metrics, questions, selective, sending, tuning  # noqa: E402
 from rungs.model import ScriptedClient  # noqa: E402
 from rungs.yours import readers  # noqa: E402
 from test_properties import EDGES, JUNK, QUESTION, RANKING, RELEVANT, SCALE, TEXT, WORDY, maybe, outcome  # noqa: E402
@@ -223,6 +224,28 @@ def _stored(d):
     return d.draw(maybe(st.just(path), st.one_of(st.just(ZOO / "absent.jsonl"), st.just(ZOO / "dossier.md"), JUNK)))
 
 
+#: A stored measurement of the folder default in its smallest shape, and the same with one part damaged.
+FOLDER_RUNS = {"candidates": {"BM25": {}, "vectors": {}}, "eligible": ["BM25"], "protocol": {"chosen": "BM25"},
+               "tests": {n: {"a/lexical": {"mean": 0.5, "diff": 0.0, "p_holm": 1.0}} for n in ("BM25", "vectors")},
+               "questions": [{"id": "a/q1", "cell": "a/lexical", "question": "congés ?", "hits": [1, 0]},
+                             {"id": "a/q2", "cell": "a/lexical", "question": "RTT ?", "hits": [0, 0]}]}
+
+
+def _folder_runs(d):
+    part = d.draw(st.sampled_from([None, "candidates", "tests", "eligible", "questions", "protocol"]))
+    if part is None:
+        return d.draw(maybe(st.just(FOLDER_RUNS), JUNK))
+    damaged = {**FOLDER_RUNS, part: d.draw(st.one_of(JUNK, st.just({"id": {}}), st.just([{"hits": [True, 0.5]}])))}
+    return damaged
+
+
+def _folder_file(d):
+    path = ZOO / "folder_default.json"
+    path.write_bytes(d.draw(st.one_of(st.binary(max_size=80), st.sampled_from([
+        json.dumps(FOLDER_RUNS).encode(), b'{"candidates": {}}', b"[1, 2]", b"not json"]))))
+    return d.draw(maybe(st.just(path), st.one_of(st.just(ZOO / "absent.json"), st.just(ZOO), JUNK)))
+
+
 # Each door: draw its arguments from ``d`` (hypothesis' data), return the call and the names a refusal may give.
 DOORS = {
     # ---- rungs.yours.readers
@@ -395,6 +418,16 @@ DOORS = {
                                   lim=d.draw(maybe(st.integers(0, 5), EDGES)):
                                   str(compare.compare(a, b, q, limit=lim, trials=100)),
                                   ("questions", "run", "ranking", "relevant", "limit", "metric", "labels", "once")),
+    # ---- rungs.lab.folder_default
+    "folder_default.load": lambda d: (lambda p=_folder_file(d): folder_default.load(p), ("path",)),
+    "folder_default.check": lambda d: (lambda r=_folder_runs(d): folder_default.check(r), ("results",)),
+    "folder_default.table": lambda d: (lambda r=_folder_runs(d), m=d.draw(maybe(st.sampled_from(folder_default.MEASURES),
+                                                                              JUNK)):
+                                       folder_default.table(r, measure=m), ("results", "measure")),
+    "folder_default.per_question": lambda d: (lambda r=_folder_runs(d), c=d.draw(maybe(st.just("a/lexical"), JUNK)):
+                                              folder_default.per_question(r, cell=c), ("results", "cell")),
+    "folder_default.unfound": lambda d: (lambda r=_folder_runs(d), c=d.draw(maybe(st.just("a/lexical"), JUNK)):
+                                         folder_default.unfound(r, cell=c), ("results", "cell")),
     # ---- rungs.core.display
     "display.ranking_table": lambda d: (lambda h=d.draw(HITS), w=d.draw(maybe(st.integers(1, 60), EDGES)):
                                         display.ranking_table(h, id_width=w), ("ranking", "id_width")),

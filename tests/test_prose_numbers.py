@@ -175,6 +175,7 @@ def test_a_stale_notebook_times_table_is_caught():
 
 
 def test_a_docstring_that_names_its_notebook_is_held_to_it():
-    # vectors.py's « paraphrase MRR 0.58 » passed while any output anywhere showed a 0.58.
-    doc = "The default encoder (notebook 02 shows it): e5 lower on the paraphrases (0.58)."
-    assert "0.58" in everything_shown() and unshown_in_docstring(doc) == ["0.58"]
+    # vectors.py's « paraphrase MRR 0.58 » passed while any output anywhere showed a 0.58. (N2 shows a 0.579 since
+    # issue 39's folder table, so the planted number is another that some output shows and N2's do not.)
+    doc = "The default encoder (notebook 02 shows it): e5 lower on the paraphrases (0.57)."
+    assert "0.57" in everything_shown() and unshown_in_docstring(doc) == ["0.57"]

@@ -12,6 +12,8 @@
 - ``compare``   two systems side by side, question by question, with the paired test
 - ``abstention`` the stored abstention runs read for notebook 03 (baselines, losses, the gate's table and plots);
                 ``abstention_summary`` finds and checks their summary file
+- ``folder_default`` the stored folder-default measurement (issue 39) read as tables for notebooks 02 and 07:
+                candidates × collection/kind, every question's hits, the questions no candidate finds
 - ``capstone``  notebook 09's steps on a folder and questions of one's own: a refusal that says what to change,
                 or the result that is defined (no question names a page: page recall is not defined)
 """
