@@ -6,7 +6,7 @@ module gives it three more systems, built from the same words, and the checks th
 - ``pisa``: PISA (``pyterrier-pisa``), block-max WAND over its compressed index, BM25 computed at query
   time in float32 (k1 = 0.9, b = 0.4; its BM25 is Robertson's idf floored at 1e-6, with the (k1 + 1)
   factor and exact lengths: rungs' ``idf="fts5", saturation="k1+1"``);
-- ``pisa-quantised``: the same index, its scores precomputed and quantised to 8-bit integers
+- ``pisa-quantised``: the same index, its scores precomputed and quantised to integers
   (``precompute_impact=True``), PISA's fastest path: ranks by integers, so ties and near-ties move;
 - ``lucene``: Lucene 10 through Anserini's ``SimpleSearcher`` (what pyserini's ``LuceneSearcher`` wraps),
   over an index that pyserini's indexer builds from JSON documents (``--pretokenized``: whitespace, the
@@ -211,8 +211,9 @@ def cacm_map(ranked, depth: int = 1000) -> float:
 def markdown(rows: list[dict], meta: dict, label=None) -> str:
     """The new peers' table: their BM25 against rungs' at their setting and N1's, their size on disk, and
     rungs-compiled ÷ each (ratio of medians, one query a call and batched); then who was not run, and why."""
-    lines = ["| collection | engine | largest relative difference from rungs at its BM25 | same top-10 order | top-10 overlap "
-             "with N1 | MAP (CACM) | index on disk MB | rungs-compiled ÷ it, one per call | ÷ it, batched |",
+    lines = ["| collection | engine | largest relative difference from rungs at its BM25 | same top-10 order "
+             "| top-10 overlap with N1 | MAP (CACM) | index on disk MB | rungs-compiled ÷ it, one per call "
+             "| ÷ it, batched |",
              "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     by, notes = {(r["collection"], r["system"]): r for r in rows}, []
     for collection, m in meta["collections"].items():

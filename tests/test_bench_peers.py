@@ -2,6 +2,7 @@
 much, and PISA and Lucene (an optional extra, benchmarks/peer_engines.py) run on a tiny slice where installed."""
 
 import importlib.util
+import json
 from pathlib import Path
 
 import numpy as np
@@ -87,3 +88,22 @@ def test_a_peer_engine_not_installed_is_left_out_of_the_run_and_the_table_says_w
     assert meta["collections"]["300"]["peers_missing"] == {"pisa": "pisa is not installed here",
                                                            "lucene": "lucene is not installed here"}
     assert "300: lucene not run (lucene is not installed here)." in bench.peer_engines.markdown(rows, meta)
+
+
+def test_a_run_keeps_the_collections_it_did_not_measure_and_dates_them(tmp_path, monkeypatch):
+    bench = peers()
+    old = {"meta": {"started": "2026-12-01 10:40", "collections": {"cacm": {"load_before": [1.0]},
+                                                                  "1000000": {"load_before": [2.0]}}},
+           "rows": [{"collection": "cacm", "system": "rungs", "qps_one": 1.0},
+                    {"collection": "1000000", "system": "rungs", "qps_one": 2.0}]}
+    (tmp_path / "peers.json").write_text(json.dumps(old))
+    monkeypatch.setattr(bench, "RESULTS", tmp_path)
+    rows = [{"collection": "100000", "system": "rungs", "qps_one": 3.0},
+            {"collection": "cacm", "system": "rungs", "qps_one": 4.0}]
+    meta = {"started": "2026-12-08 00:31",
+            "collections": {"100000": {"load_before": [3.0]}, "cacm": {"load_before": [4.0]}}}
+    rows, meta = bench.keep_unmeasured(rows, meta)
+    assert [(r["collection"], r["qps_one"]) for r in rows] == [("cacm", 4.0), ("100000", 3.0), ("1000000", 2.0)]
+    assert list(meta["collections"]) == ["cacm", "100000", "1000000"]
+    assert meta["collections"]["1000000"]["kept_from"] == "2026-12-01 10:40"
+    assert "kept_from" not in meta["collections"]["cacm"]  # measured again: this run's, not the old one's
