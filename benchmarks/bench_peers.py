@@ -49,8 +49,11 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
 sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
+import peer_engines  # noqa: E402  PISA and Lucene: an optional extra, in their own module
 
-SYSTEMS = ("rungs", "rungs-compiled", "rungs-engine", "bm25s", "bm25s-numba", "tantivy", "fts5", "rank_bm25")
+SYSTEMS = ("rungs", "rungs-compiled", "rungs-engine", "bm25s", "bm25s-numba", "tantivy", "fts5", "rank_bm25",
+           *peer_engines.SYSTEMS)
 K = 10
 #: The setting every rungs path and bm25s run with: Lucene's BM25 (bm25s' « lucene »), CACM's k1 and b.
 KNOBS = {"idf": "lucene", "lengths": "weighted", "saturation": "plain", "k1": 0.9, "b": 0.4}
@@ -98,6 +101,8 @@ def build(system: str, docs, queries, shared: dict):
 
     texts = [" ".join(q) for q in queries]  # the text-in paths cut it back into the same words
     as_pairs = lambda pages, scores: list(zip(pages.tolist(), scores.tolist()))  # noqa: E731
+    if system in peer_engines.SYSTEMS:
+        return peer_engines.build(system, docs, queries, shared)
     if system == "rungs":
         from rungs.fastbm25 import FastBM25
         index = FastBM25.from_documents([{"id": f"d{i}", "body": d} for i, d in enumerate(docs)], fields=("body",))
@@ -320,8 +325,9 @@ def measure(collection: str, wanted, rounds: int, seconds: float) -> list[dict]:
     queries = [list(dict.fromkeys(q)) for q in queries]  # each query's words once, for every system
     load_before = os.getloadavg()
     shared, systems, rows = {}, {}, {}
+    absent = {name: peer_engines.missing(name) for name in peer_engines.SYSTEMS if name in wanted}
     for name in SYSTEMS:
-        if name not in wanted or (name == "rank_bm25" and len(docs) > 100_000):
+        if name not in wanted or (name == "rank_bm25" and len(docs) > 100_000) or absent.get(name):
             continue  # rank_bm25 is pure Python: a million passages would take hours and many GB
         gc.collect()
         base, t = rss_mb(), time.perf_counter()
@@ -330,13 +336,15 @@ def measure(collection: str, wanted, rounds: int, seconds: float) -> list[dict]:
         gc.collect()
         rows[name] = {"system": name, "collection": collection, "docs": len(docs), "queries": len(queries),
                       "index_s": index_s, "rss_added_mb": rss_mb() - base}
-    scores = checks(docs, queries, systems, shared)
+    scores = {**checks(docs, queries, systems, shared),
+              **peer_engines.checks(collection, queries, systems, shared, differences)}
     timing = time_all(systems, len(queries), rounds, seconds)
     for name in ("rungs", "rungs-compiled", "bm25s"):
         if name in rows:
             rows[name].update(sweep(name, docs, queries, shared))
     meta = {"load_before": load_before, "load_after": os.getloadavg(), "checks": scores,
-            "tantivy_segments": shared.get("tantivy_segments"), "rounds": rounds, "seconds": seconds}
+            "tantivy_segments": shared.get("tantivy_segments"), "rounds": rounds, "seconds": seconds,
+            "peers_missing": {name: why for name, why in absent.items() if why}}
     return [{**row, **timing[name], **({"collection_meta": meta} if name == next(iter(rows)) else {})}
             for name, row in rows.items()]
 
@@ -374,9 +382,24 @@ def main():
         print(json.dumps([{k: r.get(k) for k in ("system", "collection", "index_s", "qps_one", "qps_batch")}
                           for r in got]), flush=True)
     meta.update(finished=time.strftime("%Y-%m-%d %H:%M"), load_at_end=os.getloadavg())
+    rows, meta = keep_unmeasured(rows, meta)
     (RESULTS / "peers.json").write_text(json.dumps({"meta": meta, "rows": rows}, indent=1))
     print(markdown(rows, meta))
     plot(rows)
+
+
+def keep_unmeasured(rows, meta):
+    """The committed rows of collections this run did not measure, kept and dated (``kept_from``)."""
+    old = json.loads((RESULTS / "peers.json").read_text()) if (RESULTS / "peers.json").exists() else None
+    if old:
+        for collection, m in old["meta"]["collections"].items():
+            if collection not in meta["collections"]:
+                meta["collections"][collection] = {**m, "kept_from": m.get("kept_from", old["meta"]["started"])}
+                rows += [r for r in old["rows"] if r["collection"] == collection]
+    rank = {c: i for i, c in enumerate(LABEL)}  # CACM, then the sizes, whichever run measured them
+    rows.sort(key=lambda r: rank.get(r["collection"], len(rank)))
+    meta["collections"] = dict(sorted(meta["collections"].items(), key=lambda kv: rank.get(kv[0], len(rank))))
+    return rows, meta
 
 
 LABEL = {"cacm": "CACM (3,204)", "10000": "Zipf 10k", "100000": "Zipf 100k", "1000000": "Zipf 1M"}
@@ -407,7 +430,8 @@ def markdown(rows: list[dict], meta: dict) -> str:
         lines.append(f"| {LABEL.get(r['collection'], r['collection'])} | {bold}{r['system']}{bold} | {index_s} "
                      f"| {r['p50_ms']:.3f} | {r['p95_ms']:.3f} | {_qps(r.get('qps_one'))} | {_qps(r.get('qps_batch'))} "
                      f"| {memory} | {swept} |")
-    return "\n".join(lines) + "\n\n" + markdown_goal(rows, meta)
+    peers = peer_engines.markdown(rows, meta, LABEL)
+    return "\n".join(lines) + "\n\n" + markdown_goal(rows, meta) + ("\n" + peers if peers else "")
 
 
 def markdown_goal(rows: list[dict], meta: dict) -> str:
