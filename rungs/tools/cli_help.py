@@ -12,6 +12,8 @@ EXAMPLES_INDEX = """\
 what it costs: encoding every passage for the vector leg is the slow part (USE, one thread: about
 {per_second} passages of 1,500 characters a second on benchmarks/folder, {encoding} for its {passages}
 passages, measured {measured}); reading is quicker (PDFium: a few hundred pages a second).
+The passages are encoded on every physical core, one worker process each (RUNGS_ENCODER_PROCESSES=N
+caps them; 1: this process only), the vectors bit for bit those of one process.
 --no-vectors skips the encoding.
 Run it again after you change the folder: an unchanged file costs one stat, a changed one is read
 and encoded again, a removed one is removed. Interrupted (Ctrl-C), the previous index stays whole.
