@@ -1,13 +1,16 @@
 """The encoding pool (rungs.yours.encoding): the same vectors as one process, bit for bit; the cap; a worker that
-dies is a named error; no process outlives a run.
+dies is a named error; no process outlives a run; and benchmarks/bench_encoding.py's run path on a tiny slice.
 
 Cost: a few seconds — real USE workers (each starts in about a second), on a dozen short passages.
 """
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import os
 import signal
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +21,7 @@ from rungs.vectors import EncodingFailed, USEEncoder, VectorCache
 from rungs.yours import encoding
 from rungs.yours.index import index_folder
 
+REPO = Path(__file__).resolve().parent.parent
 TEXTS = [f"Les congés payés de l'année {2000 + i} se posent avant le {1 + i % 28} mai, dit la page {i}."
          for i in range(12)]
 
@@ -112,3 +116,28 @@ def test_a_workers_own_failure_comes_back_as_the_error_of_one_process(started):
             list(pool.encode([TEXTS[:6], TEXTS[6:]]))
     assert not isinstance(caught.value, encoding.EncoderWorkerDied)
     assert all(gone(pid) for pid in started)
+
+
+def test_bench_encoding_runs_on_a_tiny_slice_and_writes_the_committed_shape(tmp_path, started):
+    spec = importlib.util.spec_from_file_location("bench_encoding", REPO / "benchmarks" / "bench_encoding.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    out = tmp_path / "encoding.json"
+    assert bench.main(["--limit", "8", "--batch", "4", "--rounds", "1", "--workers", "2", "--out", str(out)]) == 0
+    got = json.loads(out.read_text(encoding="utf-8"))
+    committed = json.loads((REPO / "benchmarks" / "results" / "encoding.json").read_text(encoding="utf-8"))
+    assert set(got) == set(committed)
+    assert got["pool_vectors_identical"] is True and got["passages"] == 8
+    assert set(got["ratio_to_in_process"]) == set(bench.WAYS)
+    assert all(gone(pid) for pid in started)
+    sys.modules.pop("bench_encoding", None)
+
+
+def test_index_help_quotes_the_pools_ratio_from_its_results():
+    from rungs.tools import cli
+
+    measured = json.loads((REPO / "benchmarks" / "results" / "encoding.json").read_text(encoding="utf-8"))
+    assert cli.POOL_TIME == {"pool": f"{measured['ratio_to_in_process']['pool']:.1f}×",
+                             "pool_measured": measured["measured"]}
+    shown = " ".join(cli._parser("index").format_help().split())
+    assert all(value in shown for value in cli.POOL_TIME.values())

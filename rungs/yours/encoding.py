@@ -7,7 +7,10 @@ physical core, capped by ``RUNGS_ENCODER_PROCESSES`` — each loading the encode
 one batch at a time. The batches are sent in order and their vectors kept in order, and a worker
 runs the very call the one-process path runs on the very same batch, so the vectors are bitwise the
 ones a single process computes (tests/test_encoding_pool.py). Why processes and not more BLAS threads
-in one process: ``benchmarks/bench_encoding.py`` measures the three side by side.
+in one process: ``benchmarks/bench_encoding.py`` measures the three side by side (``benchmarks/README.md``,
+« Encoding on every core »). Its one run so far was on this two-core machine loaded by other work: there the
+pool was slower than one process, and two BLAS threads in one process slower still; a quiet machine is
+still to be measured.
 
 A worker that dies (killed, out of memory, a crash) stops the run with ``EncoderWorkerDied``, which
 names the worker, how it ended, the passages it held and the last lines it wrote; a worker's own
