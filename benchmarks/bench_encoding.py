@@ -1,6 +1,6 @@
 """Encoding a folder's passages three ways, in one interleaved run: one process, the pool, two BLAS threads.
 
-Run:  flock /work/nb.lock .venv/bin/python benchmarks/bench_encoding.py           # the whole folder, 2 rounds
+Run:  .venv/bin/python benchmarks/bench_encoding.py --limit 1024      # what results/encoding.json holds; alone on the machine
       .venv/bin/python benchmarks/bench_encoding.py --limit 24 --batch 8 --out /tmp/e.json   # seconds: a check
 
 The passages are ``benchmarks/folder/documents/``'s, cut as ``python -m rungs index`` cuts them (the folder
