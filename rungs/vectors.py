@@ -346,15 +346,17 @@ class VectorCache:
         self.hits += len(keys) - len(missing)
         if missing:
             todo = {k: t for k, t in zip(keys, texts) if k in missing}
-            fresh = self.encoder.encode_documents([todo[k] for k in missing])  # raises before any change
-            self.vectors.update(zip(missing, fresh))
-            self.encoded += len(missing)
-            self._dirty = True
+            self.keep([todo[k] for k in missing], self.encoder.encode_documents([todo[k] for k in missing]))
             if save:
                 self.save()
         if not keys:
             return np.zeros((0, self.encoder.dim), dtype=np.float32)
         return np.stack([self.vectors[k] for k in keys])
+
+    def keep(self, texts: list[str], vectors: np.ndarray) -> None:
+        """Store vectors this encoder made for ``texts`` (checked ones: ``rungs.yours.encoding``'s workers), as they are."""
+        self.vectors.update(zip(map(self.key, texts), vectors))
+        self.encoded, self._dirty = self.encoded + len(texts), True
 
     def keep_only(self, texts) -> int:
         """Forget every vector whose text is not among ``texts`` (a removed file, an edited paragraph); saved if any."""

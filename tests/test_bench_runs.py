@@ -58,6 +58,7 @@ COVERED = {
     "bench_loss": "tests/test_bench_loss.py",
     "bench_folder": "tests/test_bench_folder.py",
     "bench_peers": "tests/test_bench_peers.py",
+    "bench_encoding": "tests/test_encoding_pool.py",
 }
 #: Ask no model and have no test of their own: checked below to name no model, ``rag``, decision or research.
 NO_MODEL = {

@@ -34,7 +34,7 @@ from rungs.core.errors import RungsError
 from rungs.model import client as model_client
 from rungs.model import contract, server
 from rungs.yours import index as yours
-from rungs.yours import store, update
+from rungs.yours import encoding, store, update
 from test_llm_faults import KEY, Fake, Raw, chunk, completion, sse
 from test_properties import JSON_VALUE, TEXT, budget, outcome
 
@@ -249,7 +249,8 @@ SETTING_VALUES = st.one_of(st.sampled_from(["nan", "inf", "-inf", "-1", "0", "1"
 READERS = {"RUNGS_FILE_SECONDS": update.file_seconds, "RUNGS_SERVER_GRACE": lambda: server.timers()[0],
            "RUNGS_SERVER_IDLE": lambda: server.timers()[1],
            "RUNGS_LLM_THREADS": lambda: paths.setting_int("RUNGS_LLM_THREADS", 1, low=1, high=256),
-           "RUNGS_ENCODER_THREADS": lambda: paths.setting_int("RUNGS_ENCODER_THREADS", 1, low=1, high=256)}
+           "RUNGS_ENCODER_THREADS": lambda: paths.setting_int("RUNGS_ENCODER_THREADS", 1, low=1, high=256),
+           "RUNGS_ENCODER_PROCESSES": encoding.processes}
 
 
 @budget(40)

@@ -33,6 +33,7 @@ SETTINGS = {
     "RUNGS_REPLAY": "replay: answer a notebook's model calls from its recorded run (no model); record: write one",
     "RUNGS_REPLAY_FILE": "the replay file to use instead of notebooks/replays/<notebook>.jsonl",
     "RUNGS_ENCODER_THREADS": "threads of the sentence encoder (default 1)",
+    "RUNGS_ENCODER_PROCESSES": "processes that encode a folder's passages while indexing (default: the physical cores)",
     "RUNGS_SERVER_DIR": "where local model servers register (default ~/.cache/rungs/server)",
     "RUNGS_SERVER_GRACE": "seconds a local server outlives its last user (default 60)",
     "RUNGS_SERVER_IDLE": "seconds without a call before a local server stops (default 1800; 0: never)",

@@ -21,7 +21,7 @@ from pathlib import Path
 from ..core import paths
 from ..core.errors import RungsError
 from ..core.secrets import redact
-from .cli_help import ASK_TIME, EXAMPLES_ASK, EXAMPLES_INDEX, EXAMPLES_SEARCH, INDEX_TIME, SEARCH_TIME
+from .cli_help import ASK_TIME, EXAMPLES_ASK, EXAMPLES_INDEX, EXAMPLES_SEARCH, INDEX_TIME, POOL_TIME, SEARCH_TIME
 
 #: The largest --max-mb: past 100 GB, a « file » is a disk image, and the number no longer converts.
 MAX_MB = 100_000
@@ -31,7 +31,8 @@ def _parser(command: str) -> argparse.ArgumentParser:
     formatter = argparse.RawDescriptionHelpFormatter
     if command == "index":
         p = argparse.ArgumentParser(
-            prog="python -m rungs index", formatter_class=formatter, epilog=EXAMPLES_INDEX.format(**INDEX_TIME),
+            prog="python -m rungs index", formatter_class=formatter,
+            epilog=EXAMPLES_INDEX.format(**INDEX_TIME, **POOL_TIME),
             description="Index a folder of your own documents (Markdown, text, HTML, PDF, Word .docx) so that "
                         "`python -m rungs search` and `ask` can use it. Files it cannot read are listed with "
                         "the reason; the others are indexed.")

@@ -6,6 +6,7 @@
 - ``report``   what one indexing run did
 - ``store``    the index's SQLite file; ``update``: one run over the folder
 - ``keywords`` BM25's word counts, stored by ``index`` and loaded by a search
+- ``encoding`` the passages' vectors made on every core, by a pool of worker processes
 - ``index``    ``index_folder``, ``open_index``, ``FolderIndex``: the SQLite index, kept up to date,
                and a retriever of every rung over it
 """

@@ -28,6 +28,7 @@ Four decisions are yours:
 
 Cost: encoding dominates (USE, one thread: about 46 passages of 1,500 characters
 a second on ``benchmarks/folder``, ``results/folder.json``, as ``index --help`` says;
+``rungs.yours.encoding`` runs one encoder per physical core;
 PDFium reads a few hundred pages a second); an unchanged folder of a thousand files
 is re-checked in well under a second. A search loads what the run stored — BM25's
 counts, the vectors — and imports neither the readers nor anything the query does not use.
@@ -412,9 +413,9 @@ class FolderIndex:
                   "vectors): once, then kept", file=sys.stderr, flush=True)
         bar = display.progress(desc="encoding", unit="passage", total=len(missing), enabled=progress, leave=True)
         try:
-            for at in range(0, len(missing), 256):
-                cache.vectors_of(missing[at:at + 256], save=False)
-                bar.update(len(missing[at:at + 256]))
+            from .encoding import encode
+
+            encode(cache, missing, batch=256, bar=bar)  # on every core when it pays (rungs.yours.encoding)
         finally:
             bar.close()
             cache.save()  # interrupted or not, what was encoded is kept

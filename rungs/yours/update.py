@@ -214,11 +214,10 @@ class Update:
         self.pending = []
         if not missing:
             return
-        bar = self.bars["encoding"]
-        bar.reset(total=len(missing))
-        for at in range(0, len(missing), self.batch):
-            self.cache.vectors_of(missing[at:at + self.batch], save=False)
-            bar.update(len(missing[at:at + self.batch]))
+        from .encoding import encode
+
+        self.bars["encoding"].reset(total=len(missing))  # before the workers start: their start-up is time spent
+        encode(self.cache, missing, batch=self.batch, bar=self.bars["encoding"])  # on every core (rungs.yours.encoding)
 
     def copies_left_alone(self) -> None:
         """A copy whose original went away or changed this run is read now, in its place."""
