@@ -56,6 +56,7 @@ EXERCISED = {
 COVERED = {
     "bench_decision": "tests/test_bench_decision.py",
     "bench_loss": "tests/test_bench_loss.py",
+    "bench_lead": "tests/test_bench_lead.py",
     "bench_folder": "tests/test_bench_folder.py",
     "bench_peers": "tests/test_bench_peers.py",
     "bench_encoding": "tests/test_encoding_pool.py",

@@ -189,10 +189,11 @@ def test_a_lead_in_is_shown_before_the_sentences_that_hold_its_figures_or_droppe
     out = ask({"reponse": "La limite est de 6 km/h.", "phrases": [1]})
     assert out.text == "La limite est de 6 km/h.\nVitesse maximale dans l’entrepôt : 6 km/h ; 4 km/h dans les chambres froides."
     assert out.quotes[0].text.startswith("Vitesse maximale")
-    # A figure no sentence holds: the lead-in is dropped, said, and the sentences stay the answer.
+    # A figure no sentence holds: the lead-in is dropped, said, and the sentences stay the answer (issue 37:
+    # dropped where the lead is read, against the sentence it rests on, before the passages' figure check).
     out = ask({"reponse": "10 km/h", "phrases": [2]})
     assert out.text.startswith("Vitesse maximale")
-    assert out.notes == ("lead-in dropped: the figure « 10 km/h » is in no cited passage",)
+    assert out.notes == ("lead-in dropped: « 10 km/h »: its figure(s) 10 km/h are not in the sentence it rests on",)
     # « Je ne sais pas » in words is the no-answer, whatever is pointed at; a lead copied from the sentence is shown once.
     assert ask({"reponse": "Je ne sais pas.", "phrases": [1]}).text == "je ne sais pas"
     assert ask({"reponse": "6 km/h", "phrases": [2]}).text.startswith("Vitesse maximale dans")

@@ -408,9 +408,9 @@ def test_a_reply_is_an_object_or_no_answer_object_never_a_crash(reply):
     out = outcome(lambda: replies.extract_answer_object(reply))
     assert isinstance(out, (dict, replies.NoAnswerObject))
     decoded = outcome(lambda: rag.decode(reply))
-    assert isinstance(decoded, (dict, replies.UnusableReply))
+    assert isinstance(decoded, (rag.FreeReply, replies.UnusableReply))
     if ok(decoded):
-        assert decoded["answer"].strip() and all(isinstance(s, str) for s in decoded["sources"])
+        assert decoded.answer.strip() and all(isinstance(s, str) for s in decoded.sources)
 
 
 QUESTIONS = {"ok": {"type": "noul", "instructions": "Le passage répond-il ?"},
@@ -674,7 +674,7 @@ HELPERS = {
     "render_state": (decide.render_state, "state"), "check_questions": (decide.check_questions, "question"),
     "conform": (lambda a: decide.conform(a, QUESTIONS), "reply"), "answer_schema": (decide.answer_schema, "question"),
     "schema_for": (rag.schema_for, "passages"), "prompt": (lambda a: rag.build_prompt("q ?", a), "passages"),
-    "ground": (lambda a: rag.ground(a, ["a"]), "reply"), "ground_ids": (lambda a: rag.ground({"answer": "x", "sources": ["a"]}, a), "sent_ids"),
+    "ground": (lambda a: rag.ground(a, ["a"]), "reply"), "ground_ids": (lambda a: rag.ground(rag.FreeReply("x", ("a",)), a), "sent_ids"),
     "is_no_answer": (rag.is_no_answer, "text"), "check_bounds": (lambda a: research.check_bounds("quick", a), "bounds"),
     "score_answer": (lambda a: answers.score_answer(a, {"id": "q", "relevant": {"a": 2}, "key_facts": ["2 jours"]}), "answer"),
     "score_question": (lambda a: answers.score_answer("x", a), "question", "relevant"),

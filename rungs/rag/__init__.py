@@ -54,6 +54,7 @@ Rooms, one concept each:
 - ``build``      what is sent: the passages cut, the prompt laid out for reuse, the schema
 - ``prompts``    the words asked, mode by mode; the no-answer rule; the repair message
 - ``read``       a reply read strictly and settled against what was sent
+- ``replies``    each reader's reply, typed (``PointingReply``, ``QuotedReply``, ``FreeReply``): decoded once, read by field
 - ``pointing``   the numbered sentences, a pointing reply, a lead-in anchored to its sentences
 - ``copying``    the floor: the best sentences copied, no model
 - ``decision``   whether to show the copy: P(right) from the gate and the copy's signals, at a coverage
@@ -77,10 +78,11 @@ from .prompts import (COLLECTION, HANDBOOK, NO_ANSWER_RULE, NO_ANSWER_RULES, PRO
                       PROMPT_POINTING_LEAD, PROMPT_QUOTED, PROMPT_REWRITTEN, PROMPTS, repair_message)
 from .read import decode, ground, point
 from .readers import TABLE, Reader, reader
+from .replies import FreeReply, PointingReply, QuotedReply
 
-__all__ = ["AUTO", "AnswerNotGrounded", "AnswerUnavailable", "COLLECTION", "COPIED", "COPY", "DECISIONS", "DEFAULT_GATE", "DEFAULT_MODE", "HANDBOOK_DECISION", "MODEL_MODE", "SIGNALS", "shipped", "signals", "FENCES", "HANDBOOK", "MAX_ATTEMPTS",
+__all__ = ["AUTO", "AnswerNotGrounded", "AnswerUnavailable", "COLLECTION", "COPIED", "COPY", "DECISIONS", "DEFAULT_GATE", "DEFAULT_MODE", "FreeReply", "HANDBOOK_DECISION", "MODEL_MODE", "SIGNALS", "shipped", "signals", "FENCES", "HANDBOOK", "MAX_ATTEMPTS",
            "MAX_CHARS", "MAX_LEAD_CHARS", "MAX_PASSAGES", "MAX_SENTENCES", "MODES", "NO_ANSWER", "NO_ANSWER_RULE",
-           "NO_ANSWER_RULES", "PROMPT", "PROMPTS", "PROMPT_POINTING", "PROMPT_POINTING_LEAD", "PROMPT_QUOTED",
-           "PROMPT_REWRITTEN", "QuoteNotFound", "READERS", "Rag", "Reader", "TABLE", "SENTENCES_SENT", "UnsupportedFigure", "UnusableReply",
+           "NO_ANSWER_RULES", "PointingReply", "PROMPT", "PROMPTS", "PROMPT_POINTING", "PROMPT_POINTING_LEAD", "PROMPT_QUOTED",
+           "PROMPT_REWRITTEN", "QuoteNotFound", "QuotedReply", "READERS", "Rag", "Reader", "TABLE", "SENTENCES_SENT", "UnsupportedFigure", "UnusableReply",
            "anchor", "answer", "build_prompt", "check_prompt", "copy", "decode", "decode_pointing", "ground", "is_no_answer",
            "point", "prepare_passages", "reader", "repair_message", "schema_for", "sentences_for"]

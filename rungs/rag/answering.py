@@ -41,7 +41,7 @@ from ..grounding.replies import UnusableReply
 from ..grounding.trail import Gate
 from ..model import EmptyCompletion, ModelError, TruncatedCompletion, default_client, estimate_tokens
 from .copying import COPY, copy
-from .decision import HANDBOOK_DECISION, check_coverage, check_hits, share_said, shipped, signals
+from .decision import HANDBOOK_DECISION, check_coverage, check_hits, judges_answer, share_said, shipped, signals
 from .gate import figures_of, sufficiency
 from .build import MAX_CHARS, MAX_PASSAGES, build_prompt, check_prompt, prepare_passages, schema_for
 from .pointing import MAX_SENTENCES, SENTENCES_SENT, sentences_for
@@ -146,7 +146,7 @@ def answer(question: str, passages: list[dict], client=None, *, mode: str = DEFA
         trace["prompt"] = build_prompt(question, sent, no_answer_rule=no_answer_rule, prompt=prompt, mode=mode,
                                        sentences=numbered or None, collection=collection)
         schema = schema_for(sent, mode, numbered or None, none=no_answer_rule) if constrain else None
-        asker = _Asker(client, schema, max_tokens, trace, on_event, numbered, list(texts), question)
+        asker = _Asker(client, schema, max_tokens, trace, on_event, numbered, list(texts), question, hits)
         if gate is not None:
             closed = _gated(asker, gate, question, sent, numbered, collection, base)
             if closed is not None:
@@ -267,6 +267,12 @@ def _settle(asker, question, sent, attempts, read, check_figures) -> dict:
     return out
 
 
+def _lead_judge(question, trace, hits):
+    """What a lead-in must rest on: sentences the shipped decision judges to answer (the gate's P(yes) if asked)."""
+    hits = check_hits(hits)
+    return lambda quotes: judges_answer(question, quotes, (trace.get("gate") or {}).get("p"), hits)
+
+
 def _drop_lead(out: dict, faults: list[dict], trace: dict) -> list[dict]:
     """A lead-in with a figure nothing cited holds is dropped, said in the notes: the sentences stay the answer."""
     trace["refused"].append("lead-in dropped: " + "; ".join(f["reason"] for f in faults))
@@ -284,11 +290,12 @@ def _usage_cost(client, seconds: float) -> Cost:
 class _Asker:
     """One call after another on the same request, each reply read and settled (grounded, or pointed)."""
 
-    def __init__(self, client, schema, max_tokens, trace, on_event, numbered, sent_ids, question=""):
+    def __init__(self, client, schema, max_tokens, trace, on_event, numbered, sent_ids, question="", hits=None):
         self.client, self.schema, self.max_tokens, self.trace = client, schema, max_tokens, trace
         self.on_event, self.numbered, self.sent_ids = on_event, numbered, sent_ids
         self.mode, self.reader = trace["mode"], reader(trace["mode"])
-        self.question = question
+        self.question = question  # a lead-in is shown only on sentences the decision judges to answer
+        self.judge = _lead_judge(question, trace, hits) if self.reader.lead else None
         self.cost = Cost()
 
     def first(self, messages, attempts, repair=None):
@@ -308,7 +315,7 @@ class _Asker:
                 refused.append(str(err))
                 continue
             if self.reader.numbered:
-                out = point(reply, self.numbered, self.question)
+                out = point(reply, self.numbered, self.question, self.judge)
                 if out.get("dropped"):
                     refused.append(out["dropped"])
                 return out, text

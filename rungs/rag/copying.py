@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from .read import point
 from .readers import COPY  # noqa: F401  the floor's name lives with every reader's
+from .replies import PointingReply
 #: How many sentences the copy shows. Three: the deciding half's best of 1, 2, 3 (benchmarks/bench_copy.py),
 #: and the most the pointing modes may show (``MAX_SENTENCES``), so the two are read alike.
 COPIED = 3
@@ -30,4 +31,4 @@ def copy(numbered: list[dict], copied: int = COPIED) -> dict:
     """The ``copied`` sentences of ``numbered`` ranked first (their ``rank``; ties by number), read as a
     pointing reply that chose them is (``rungs.rag.read.point``): copied in the passages' order, with their sources."""
     ranked = sorted(numbered, key=lambda s: (s.get("rank", s["n"]), s["n"]))[:copied]
-    return point({"phrases": sorted(s["n"] for s in ranked)}, numbered)
+    return point(PointingReply(tuple(sorted(s["n"] for s in ranked))), numbered)

@@ -170,3 +170,10 @@ def shipped() -> Shipped:
 def check_coverage(coverage) -> float | None:
     """A coverage as ``answer`` takes it: a share of the questions in (0, 1], or None (the shipped one)."""
     return None if coverage is None else deciding.check_coverage(coverage)
+
+
+def judges_answer(question: str, quotes, gate_p: float | None = None, hits=None) -> bool:
+    """Does the shipped decision judge ``quotes`` to answer ``question`` (P(right) at or above its threshold)?
+    What a pointing-lead lead-in must rest on to be shown (``rungs.rag.read.point``); no call: the gate's P(yes)
+    if it was asked, else halfway (``UNKNOWN_GATE``)."""
+    return bool(shipped().judge(signals(question, quotes, gate_p, hits))["answer"])

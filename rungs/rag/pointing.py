@@ -4,7 +4,8 @@ What it is for: an answer copied by code from the sentences sent, so every sente
 be checked (N3 measures that it is not more often right than a written one). ``sentences_for``
 numbers the sentences sent (at most ``SENTENCES_SENT``, those that match the question
 best); the model answers with numbers (``decode_pointing``), and, in « pointing-lead »,
-a few words first, whose figures must be in a sentence shown with them (``anchor``).
+a few words first, whose figures must be in a sentence shown with them (``anchor``); ``borrowed``
+says whether a lead says more than the sentence it rests on (benchmarks/README.md, « A lead that cannot borrow »).
 ``rungs.rag.point`` turns the numbers into the answer, copied.
 
 Cost: cutting and ranking a few dozen sentences (BM25 and the vector leg): milliseconds,
@@ -13,6 +14,8 @@ and the encoder's first load.
 
 from __future__ import annotations
 
+import re
+
 from ..core.documents import passage_text
 from ..core.errors import short_repr
 from ..core.text import tokenise
@@ -20,6 +23,7 @@ from ..grounding import claims as _claims
 from ..grounding import figures as _figures
 from ..grounding.replies import UnusableReply
 from .prompts import attribute, content
+from .replies import PointingReply
 
 SENTENCES_SENT = 12  # the pointing mode sends at most this many sentences (sentences_for)
 #: The lead-in of « pointing-lead »: a few words, never a paragraph (the sentences are the answer); past
@@ -70,9 +74,9 @@ def numbered_blocks(passages: list[dict], sentences: list[dict]) -> str:
 NONE = "aucune"
 
 
-def decode_pointing(reply: dict, lead: bool = False) -> dict:
-    """``{"phrases": [numbers] | "aucune"}`` (and, with ``lead``, ``"reponse"``) read; anything else is an
-    ``UnusableReply``. « aucune » — no sentence answers — is read as no numbers: the no-answer."""
+def decode_pointing(reply: dict, lead: bool = False) -> PointingReply:
+    """``{"phrases": [numbers] | "aucune"}`` (and, with ``lead``, ``"reponse"``) read into a ``PointingReply``;
+    anything else is an ``UnusableReply``. « aucune » — no sentence answers — is read as no numbers: the no-answer."""
     numbers = reply.get("phrases")
     said = reply.get("reponse") if lead else None
     if lead and not isinstance(said, str):
@@ -93,7 +97,7 @@ def decode_pointing(reply: dict, lead: bool = False) -> dict:
                                                                and len(n.strip()) <= 9)):
             raise UnusableReply(f"{short_repr(n)} is not a sentence number")
         out.append(int(n))
-    return {"phrases": list(dict.fromkeys(out)), **({"lead": cut_lead(said)} if lead else {})}
+    return PointingReply(tuple(dict.fromkeys(out)), cut_lead(said) if lead else "")
 
 
 def cut_lead(said: str) -> str:
@@ -133,3 +137,24 @@ def anchor(lead: str, chosen: list[int], numbered: list[dict]) -> list[int]:
     found = [s for s in numbered if holds(s)]
     best = max(found, key=lambda s: (len(words & set(_claims.normalise(s["text"]).split())), -s["n"]), default=None)
     return [best["n"]] if best else chosen
+
+
+#: Words that make a French sentence say « no » (« ne … pas », « aucun », « interdit »): what a lead's « Non » rests on.
+_NEGATIONS = frozenset({"ne", "n", "pas", "jamais", "aucun", "aucune", "nul", "nulle", "ni", "non", "interdit",
+                        "interdite", "interdits", "interdites"})
+
+
+def borrowed(lead: str, anchored: list[str]) -> str:
+    """Why a lead-in says more than the sentences it rests on (``anchored``, their texts), or "" when it does not:
+    a figure none of them holds (« deux mois » held only by another sentence shown), or a « Non » over sentences
+    that say no « ne … pas », « aucun »… (a « Oui » over sentences that do)."""
+    if not lead:
+        return ""
+    missing = _figures.unsupported(lead, anchored)
+    if missing:
+        return f"its figure(s) {', '.join(map(str, missing))} are not in the sentence it rests on"
+    said = re.findall(r"\w+", _claims.normalise(lead))[:1]
+    negated = bool(set(re.findall(r"\w+", _claims.normalise(" ".join(anchored)))) & _NEGATIONS)
+    if said in (["oui"], ["non"]) and (said == ["non"]) != negated:
+        return f"its « {said[0]} » is not what the sentence it rests on says"
+    return ""

@@ -21,17 +21,20 @@ import re
 from ..core.errors import BadArgument, short_repr
 from ..grounding import claims
 from ..grounding.abstain import NO_ANSWER, is_no_answer
-from ..grounding.answer import AnswerNotGrounded
+from ..grounding.answer import AnswerNotGrounded, Quote
 from ..grounding.replies import UnusableReply, parse_json, unfence
-from .pointing import MAX_SENTENCES, anchor, decode_pointing, restates
+from .pointing import MAX_SENTENCES, anchor, borrowed, decode_pointing, restates
 from .readers import reader
+from .replies import FreeReply, PointingReply, QuotedReply
 
 
-def decode(text: str, mode: str = "free") -> dict:
-    """Read one reply: a bare JSON object, or one wrapped whole in exactly one code fence.
+def decode(text: str, mode: str = "free") -> PointingReply | QuotedReply | FreeReply:
+    """Read one reply, once, into its reader's typed shape (``Reader.reply``, ``rungs.rag.replies``): a bare JSON
+    object, or one wrapped whole in exactly one code fence.
 
-    ``free``: ``{"answer", "sources"}``; ``quoted``: ``{"answer", "quotes": [{"source", "text"}]}`` (its
-    sources are the quotes' sources, with any ``sources`` it also lists); ``pointing``: ``{"phrases": [numbers]}``.
+    ``free``: ``{"answer", "sources"}`` → ``FreeReply``; ``quoted``: ``{"answer", "quotes": [{"source", "text"}]}``
+    → ``QuotedReply`` (its sources are the quotes' sources, with any ``sources`` it also lists); ``pointing``:
+    ``{"phrases": [numbers]}`` → ``PointingReply``.
     """
     read = reader(mode, model=True)
     reply = parse_json(unfence(text))
@@ -39,7 +42,7 @@ def decode(text: str, mode: str = "free") -> dict:
         raise UnusableReply(f"a JSON {type(reply).__name__}, not an object")
     if read.numbered:
         out = decode_pointing(reply, lead=read.lead)
-        _no_fence(out.get("lead") or "", '"reponse"')
+        _no_fence(out.lead, '"reponse"')
         return out
     _check_answer_text(reply.get("answer"))
     _no_fence(reply["answer"], '"answer"')
@@ -47,9 +50,9 @@ def decode(text: str, mode: str = "free") -> dict:
         quotes = _decode_quotes(reply.get("quotes"))
         listed = reply.get("sources", [])
         sources = _decode_sources(listed) if listed is not None else []
-        return {"answer": reply["answer"], "quotes": quotes,
-                "sources": list(dict.fromkeys([q["source"] for q in quotes] + sources))}
-    return {"answer": reply["answer"], "sources": _decode_sources(reply.get("sources"))}
+        return QuotedReply(reply["answer"], tuple(quotes),
+                           tuple(dict.fromkeys([q.source for q in quotes] + sources)))
+    return FreeReply(reply["answer"], tuple(_decode_sources(reply.get("sources"))))
 
 
 def _check_answer_text(answer) -> None:
@@ -86,7 +89,7 @@ def _decode_sources(sources) -> list[str]:
     return [str(s) for s in sources]
 
 
-def _decode_quotes(quotes) -> list[dict]:
+def _decode_quotes(quotes) -> list[Quote]:
     if not isinstance(quotes, list):
         raise UnusableReply('"quotes" missing or not a list')
     out = []
@@ -94,49 +97,64 @@ def _decode_quotes(quotes) -> list[dict]:
         if not isinstance(q, dict) or not isinstance(q.get("text"), str):
             raise UnusableReply(f'{short_repr(q)} is not a quote ({{"source": id, "text": words}})')
         _text_only(q["text"], "a quote")
-        out.append({"source": _decode_sources([q.get("source")])[0], "text": q["text"]})
+        out.append(Quote(_decode_sources([q.get("source")])[0], q["text"]))
     return out
 
 
-def ground(reply: dict, sent_ids: list[str]) -> dict:
+def ground(reply: FreeReply | QuotedReply, sent_ids: list[str]) -> dict:
     """Check the citations against what was sent; return the answer in its final form."""
-    if not (isinstance(reply, dict) and isinstance(reply.get("answer"), str) and isinstance(reply.get("sources"), list)):
-        raise BadArgument("reply must be what decode returns: {'answer': text, 'sources': [ids]}")
+    if not isinstance(reply, (FreeReply, QuotedReply)):
+        raise BadArgument(f"reply must be what decode returns for a free or quoted reply (a FreeReply or a "
+                          f"QuotedReply), not {type(reply).__name__}")
     if not isinstance(sent_ids, (list, tuple)) or not all(isinstance(i, str) for i in sent_ids):
         raise BadArgument("sent_ids must be a list of the ids sent, as text")
-    never_sent = [s for s in reply["sources"] if s not in sent_ids]
+    never_sent = [s for s in reply.sources if s not in sent_ids]
     if never_sent:
-        raise AnswerNotGrounded(f"the answer cites {never_sent}, never sent (sent: {sent_ids})")
-    sources = list(dict.fromkeys(reply["sources"]))
-    quotes = [q for q in reply.get("quotes", []) if q["source"] in sent_ids]
-    if is_no_answer(reply["answer"]):
+        raise AnswerNotGrounded(f"the answer cites {never_sent}, never sent (sent: {list(sent_ids)})")
+    sources = list(dict.fromkeys(reply.sources))
+    quotes = [{"source": q.source, "text": q.text} for q in getattr(reply, "quotes", ()) if q.source in sent_ids]
+    if is_no_answer(reply.answer):
         return {"answer": NO_ANSWER, "sources": [], "quotes": []}
     if not sources:
         raise AnswerNotGrounded("the answer cites no passage: an answer without a source cannot be checked")
-    return {"answer": reply["answer"].strip(), "sources": sources, "quotes": quotes}
+    return {"answer": reply.answer.strip(), "sources": sources, "quotes": quotes}
 
 
-def point(reply: dict, numbered: list[dict], question: str = "") -> dict:
+def point(reply: PointingReply, numbered: list[dict], question: str = "", judge=None) -> dict:
     """The pointing mode's answer: the chosen sentences, copied in the passages' order, with their sources.
 
-    A lead-in that only restates ``question`` says nothing: it is dropped, said in ``"dropped"``."""
-    if not (isinstance(reply, dict) and isinstance(reply.get("phrases"), list)):
-        raise BadArgument("reply must be what decode(..., 'pointing') returns: {'phrases': [numbers]}")
+    Given ``judge`` (the quotes a lead-in rests on → do they answer?), a lead-in is shown only if it cannot
+    borrow: it says no more than the sentences it rests on (``anchor``; ``borrowed``: every figure, its yes or
+    no) and ``judge`` says they answer; else it is dropped, said in ``"dropped"``, and the sentences the model
+    pointed at stand alone (benchmarks/README.md, « A lead that cannot borrow »). A lead-in that only restates
+    ``question`` is dropped so, judge or not."""
+    if not isinstance(reply, PointingReply):
+        raise BadArgument(f"reply must be what decode(..., 'pointing') returns (a PointingReply), not "
+                          f"{type(reply).__name__}")
+    if judge is not None and not callable(judge):
+        raise BadArgument(f"judge must be a function of the quotes a lead-in rests on, not {type(judge).__name__}")
     by_n = {s["n"]: s for s in numbered}
-    never_sent = [n for n in reply["phrases"] if n not in by_n]
+    never_sent = [n for n in reply.chosen if n not in by_n]
     if never_sent:
         raise AnswerNotGrounded(f"the answer points at sentence(s) {never_sent}, never sent (sent: 1 to {len(by_n)})")
-    lead = reply.get("lead") or ""
-    if not reply["phrases"] or is_no_answer(lead):  # « je ne sais pas » in words is the no-answer, pointing or not
+    lead, pointed = reply.lead, list(reply.chosen[:MAX_SENTENCES])  # a reply without the schema may list more
+    if not reply.chosen or is_no_answer(lead):  # « je ne sais pas » in words is the no-answer, pointing or not
         return {"answer": NO_ANSWER, "sources": [], "quotes": [], "phrases": []}
-    chosen = anchor(lead, reply["phrases"][:MAX_SENTENCES], numbered)  # a reply without the schema may list more
-    quotes = [{"source": by_n[n]["source"], "text": by_n[n]["text"]} for n in chosen]
-    text = " ".join(q["text"] for q in quotes)
+    chosen = anchor(lead, pointed, numbered)
+    quotes = lambda ns: [{"source": by_n[n]["source"], "text": by_n[n]["text"]} for n in ns]
+    text = " ".join(q["text"] for q in quotes(chosen))
     dropped = ""
     if lead and claims.found(lead.removesuffix(" …"), text):
         lead = ""  # a lead-in copied from the sentences says nothing they do not: shown once
     elif lead and restates(lead, question):
         lead, dropped = "", f"lead-in dropped: « {lead} » restates the question, it answers nothing"
+    elif lead and judge is not None:
+        why = borrowed(lead, [by_n[n]["text"] for n in chosen]) or (
+            "" if judge(quotes(chosen)) else "the sentence it rests on is not judged to answer")
+        if why:
+            lead, dropped, chosen = "", f"lead-in dropped: « {lead} »: {why}", pointed
+    shown = quotes(chosen)
+    text = " ".join(q["text"] for q in shown)
     # The lead-in on its own line, the sentences under it: words the model wrote, then words it pointed at.
-    return {"answer": f"{lead}\n{text}" if lead else text, "sources": list(dict.fromkeys(q["source"] for q in quotes)),
-            "quotes": quotes, "phrases": chosen, "lead": lead, "dropped": dropped}
+    return {"answer": f"{lead}\n{text}" if lead else text, "sources": list(dict.fromkeys(q["source"] for q in shown)),
+            "quotes": shown, "phrases": chosen, "lead": lead, "dropped": dropped}

@@ -8,7 +8,8 @@ meant finding every test of the old ones. Here each reader is one row, a
 numbered sentences the reply points at (``numbered``), whether a few words
 come first (``lead``), whether each cited extract's words must be copied into
 the reply (``quotes``), whether sentences stream as they are chosen
-(``streams``). ``reader(mode)`` is the one place a mode's name is read; the
+(``streams``), and the typed shape its reply is read into (``reply``:
+``rungs.rag.replies``). ``reader(mode)`` is the one place a mode's name is read; the
 prompt, the schema, the decoder, the gate and the answer read its fields.
 
 A new reader is a new row (and, if it needs one, a template in
@@ -25,6 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..core.errors import check_bool, check_choice
+from .replies import FreeReply, PointingReply, QuotedReply
 
 #: The floor's name, as ``rag.answer(mode=…)`` and ``python -m rungs ask --mode`` take it (``rungs.rag.copying``).
 COPY = "copy"
@@ -35,6 +37,7 @@ class Reader:
     """One way to read the passages: its name, and the few facts every step of the answer asks of it."""
 
     name: str
+    reply: type  # the shape its reply is decoded into, once, and read by field (``rungs.rag.replies``)
     model: bool  # a model reads (False: the copy, no call but the decision's)
     numbered: bool  # the extracts go as numbered sentences, and the reply points at their numbers
     lead: bool = False  # a few words first (« Non. », « 12 jours. »), then the sentences that say them
@@ -50,11 +53,11 @@ class Reader:
 
 #: Every reader, in the order the notebooks and the CLI list them: the four model modes, then the floor.
 TABLE = {r.name: r for r in (
-    Reader("pointing", model=True, numbered=True, streams=True),
-    Reader("pointing-lead", model=True, numbered=True, lead=True),
-    Reader("quoted", model=True, numbered=False, quotes=True),
-    Reader("free", model=True, numbered=False),
-    Reader(COPY, model=False, numbered=True),
+    Reader("pointing", PointingReply, model=True, numbered=True, streams=True),
+    Reader("pointing-lead", PointingReply, model=True, numbered=True, lead=True),
+    Reader("quoted", QuotedReply, model=True, numbered=False, quotes=True),
+    Reader("free", FreeReply, model=True, numbered=False),
+    Reader(COPY, PointingReply, model=False, numbered=True),  # what it copies is read as a choice of numbers
 )}
 #: The readers' names (``rag.answer(mode=…)``, ``ask --mode``); ``MODES``: those a model reads.
 READERS = tuple(TABLE)
