@@ -48,7 +48,9 @@ from rungs import lab  # noqa: E402
 from rungs.core import display  # noqa: E402
 from rungs.core.errors import RungsError  # noqa: E402
 from rungs.core.retrieval import Hit  # noqa: E402
-from rungs.lab import cacm, capstone, compare, folder_default, handbook, judges, metrics, questions, selective, sending, tuning  # noqa: E402
+from rungs.grounding import Answer, Quote, Status  # noqa: E402
+from rungs.lab import (cacm, capstone, compare, folder_default, handbook, judges, metrics, noticing,  # noqa: E402
+                       questions, selective, sending, tuning)
 from rungs.model import ScriptedClient  # noqa: E402
 from rungs.yours import readers  # noqa: E402
 from test_properties import EDGES, JUNK, QUESTION, RANKING, RELEVANT, SCALE, TEXT, WORDY, maybe, outcome  # noqa: E402
@@ -203,6 +205,17 @@ PAGED = maybe(st.lists(st.tuples(QUESTION, maybe(st.dictionaries(st.sampled_from
                                                                  max_size=2), JUNK)).map(
     lambda t: {**t[0], "pages": t[1]}), max_size=3, unique_by=lambda q: q["id"]), JUNK)
 IDS = maybe(st.lists(st.sampled_from(["a", "b", "c", "q1", "q9"]), max_size=3), JUNK)
+
+
+#: Answers a notebook cell may hold (a quote that asks, a page sent or not, a cut note, a withheld sentence, odd parts).
+ANSWERS = maybe(st.sampled_from([
+    Answer("q", Status.ANSWERED, "Oui ? 2,5 jours", sent={"a": "congés 2,5 jours", "b": "badge"}, cited=("a", "b"),
+           quotes=(Quote("a", "Comment ?"), Quote("b", "badge", claim="repas payés 3 €")),
+           notes=("synthesis: the report was cut by its token budget (400 tokens)",),
+           trace={"withheld": [{"text": "Un taxi", "reason": "unfinished: cut"}, "junk"]}),
+    Answer("q", Status.NO_ANSWER, "je ne sais pas", sent={"a": "jours", "c": 5}),
+    Answer("q", Status.REFUSED, reason="x", trace={"withheld": "not a list"}),
+    Answer("q", Status.ANSWERED, "x", sent={"a": "x"}, cited=("a",), quotes=(Quote(5, None),))]), JUNK)
 
 
 def yes(p_yes: float) -> dict:
@@ -400,6 +413,10 @@ DOORS = {
     "cacm.english": lambda d: (lambda t=d.draw(maybe(TEXT, JUNK)): cacm.english(t), ("text",)),
     "cacm.load_documents": lambda d: (lambda p=d.draw(st.one_of(FOLDER, PATH)): cacm.load_documents(p), ("path",)),
     "cacm.load_queries": lambda d: (lambda p=d.draw(st.one_of(FOLDER, PATH)): cacm.load_queries(p), ("path",)),
+    # ---- rungs.lab.noticing
+    "noticing.notice": lambda d: (lambda a=d.draw(ANSWERS), q=d.draw(maybe(QUESTION.map(
+        lambda q: {**q, "key_facts": ["2,5 jours", "badge | repas"]}), st.one_of(QUESTION, JUNK))):
+        noticing.notice(a, q), ("answer", "question", "key_facts", "relevant", "evidence", "trace")),
     # ---- rungs.lab.sending, rungs.lab.compare
     "sending.what_is_sent": lambda d: (lambda q=d.draw(maybe(QUESTION.map(lambda q: {**q, "key_facts": []}), JUNK)),
                                        p=d.draw(maybe(st.lists(st.fixed_dictionaries({"id": st.sampled_from(["a", "b"]),
