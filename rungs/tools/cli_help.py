@@ -13,9 +13,9 @@ what it costs: encoding every passage for the vector leg is the slow part (USE, 
 {per_second} passages of 1,500 characters a second on benchmarks/folder, {encoding} for its {passages}
 passages, measured {measured}); reading is quicker (PDFium: a few hundred pages a second).
 The passages are encoded on every physical core, one worker process each (RUNGS_ENCODER_PROCESSES=N
-caps them; 1: this process only), the vectors bit for bit those of one process. On this two-core
-machine, loaded by other work, it encoded {pool} the passages a second of one process
-(benchmarks/results/encoding.json, measured {pool_measured}); a quiet machine is still to be measured.
+caps them; 1: this process only), the vectors bit for bit those of one process. On a quiet two-core
+machine it encoded {pool} the passages a second of one process (benchmarks/results/encoding.json,
+measured {pool_measured}); on a machine busy with other work it gains nothing.
 --no-vectors skips the encoding.
 Run it again after you change the folder: an unchanged file costs one stat, a changed one is read
 and encoded again, a removed one is removed. Interrupted (Ctrl-C), the previous index stays whole.
@@ -68,7 +68,7 @@ ASK_TIME = {"bundled": "13 s", "folder": "9 s", "measured": "2026-12-07"}
 INDEX_TIME = {"per_second": "46", "encoding": "53 s", "passages": "2,430", "measured": "2026-12-02"}
 #: Measured: the encoding pool against one process, in one interleaved run (benchmarks/bench_encoding.py,
 #: results/encoding.json « ratio_to_in_process », « pool »; benchmarks/README.md, « Encoding on every core »).
-POOL_TIME = {"pool": "0.8×", "pool_measured": "2026-12-08"}
+POOL_TIME = {"pool": "1.5×", "pool_measured": "2026-12-08"}
 #: Measured: ``python -m rungs search`` in fresh processes, the median (benchmarks/bench_commands.py,
 #: results/commands.json « after »; benchmarks/README.md, « Commands in a moment »).
 SEARCH_TIME = {"fts": "0.2 s", "hybrid": "0.5 s", "measured": "2026-12-02"}
