@@ -221,3 +221,27 @@ def test_a_sentence_number_is_a_bounded_whole_number_written_as_python_s():
         rag.schema_for(PASSAGES, "pointing", [{"n": 10**400, "source": "a", "text": "t"}])
     schema = rag.schema_for(PASSAGES, "pointing", [{"n": np.int64(1), "source": "a", "text": "t"}])
     assert json.loads(json.dumps(schema))["properties"]["phrases"]["anyOf"][0]["items"]["enum"] == [1]
+
+
+@pytest.mark.parametrize("reader", ["abstention_summary", "abstention_decision", "folder_default"])
+def test_a_stored_results_file_that_is_a_fifo_or_a_folder_is_refused_not_waited_on(tmp_path, reader):
+    # One reader of a results file (rungs.lab.stored): abstention_decision.load opened a FIFO and waited forever.
+    import importlib
+    import os
+    import signal
+
+    module = importlib.import_module(f"rungs.lab.{reader}")
+    fifo = tmp_path / "results.json"
+    os.mkfifo(fifo)
+    class Waited(BaseException):  # not an OSError: a reader's « except OSError » must not swallow the alarm
+        pass
+
+    old = signal.signal(signal.SIGALRM, lambda *_: (_ for _ in ()).throw(Waited("waited on a FIFO")))
+    signal.alarm(5)
+    try:
+        for path in (fifo, tmp_path):
+            with pytest.raises(RungsError, match="cannot be read .*: run benchmarks/bench_"):
+                module.load(path)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)

@@ -32,7 +32,7 @@ HOMES = {
                                 re.compile(r"(?<!`)\b(?:p|p_i|self\.p)\s*(?:<|<=|>|>=)\s*(?:t|cut|threshold)\b(?!`)")),
 }
 #: Modules that read JSON which is not a model's reply (files, settings, records): not a second reply parser.
-NOT_REPLIES = {"lab/abstention_summary.py", "lab/folder_default.py", "lab/abstention_decision.py", "rag/decision.py", "yours/store.py", "yours/report.py", "lab/handbook.py", "lab/cacm.py", "lab/questions.py",
+NOT_REPLIES = {"lab/stored.py", "rag/decision.py", "yours/store.py", "yours/report.py", "lab/handbook.py", "lab/cacm.py", "lab/questions.py",
                "model/processes.py", "model/responses.py", "model/client.py", "model/room.py", "model/server.py",
                "model/supervisor.py", "model/replay.py", "model/bundle.py", "tools/cli.py", "tools/workshop.py",
                "tools/book.py", "tools/doctor.py", "tools/export.py", "model/encoder_snapshot.py", "core/paths.py",

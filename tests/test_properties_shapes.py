@@ -50,7 +50,7 @@ from rungs.core.errors import RungsError  # noqa: E402
 from rungs.core.retrieval import Hit  # noqa: E402
 from rungs.grounding import Answer, Quote, Status  # noqa: E402
 from rungs.lab import (cacm, capstone, compare, folder_default, handbook, judges, metrics, noticing,  # noqa: E402
-                       questions, selective, sending, tuning)
+                       questions, selective, sending, stored, tuning)
 from rungs.model import ScriptedClient  # noqa: E402
 from rungs.yours import readers  # noqa: E402
 from test_properties import EDGES, JUNK, QUESTION, RANKING, RELEVANT, SCALE, TEXT, WORDY, maybe, outcome  # noqa: E402
@@ -435,6 +435,9 @@ DOORS = {
                                   lim=d.draw(maybe(st.integers(0, 5), EDGES)):
                                   str(compare.compare(a, b, q, limit=lim, trials=100)),
                                   ("questions", "run", "ranking", "relevant", "limit", "metric", "labels", "once")),
+    # ---- rungs.lab.stored
+    "stored.read_json": lambda d: (lambda p=_folder_file(d): stored.read_json(
+        p, name="folder_default.json", what="a results file", remake="it", error=folder_default.NoResults), ("path",)),
     # ---- rungs.lab.folder_default
     "folder_default.load": lambda d: (lambda p=_folder_file(d): folder_default.load(p), ("path",)),
     "folder_default.check": lambda d: (lambda r=_folder_runs(d): folder_default.check(r), ("results",)),

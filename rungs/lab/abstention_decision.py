@@ -19,17 +19,16 @@ Cost: reading one JSON file of a few hundred kB.
 from __future__ import annotations
 
 import functools
-import json
 
 import numpy as np
 
-from ..core import paths
 from ..core.display import Table
 from ..core.errors import BadArgument, RungsError, check_number, short_repr
 from ..grounding.cut import passes
 from ..grounding.deciding import check_coverage
 from ..grounding.showing import share_said
 from ..rag.decision import Shipped
+from . import stored
 from .abstention_summary import NoSummary
 
 #: The decisions bench_decision.py measures, in the order they are shown.
@@ -39,13 +38,8 @@ PARTS = ("choice", "auc", "report", "deciding", "folder", "curves", "rows", "shi
 
 def load(path=None, *, name: str = "decision.json", parts=PARTS, bench: str = "bench_decision.py") -> dict:
     """``benchmarks/results/decision.json`` (or ``path``), its parts present: a ``NoSummary`` names what is not."""
-    if path is None:
-        path = paths.in_checkout("benchmarks", "results", name, what="a stored study of the answer half")
-    try:
-        data = json.loads(open(path, encoding="utf-8").read())
-    except (OSError, UnicodeDecodeError, ValueError, TypeError) as err:
-        raise NoSummary(f"the study {name} cannot be read ({type(err).__name__}): run benchmarks/{bench} "
-                        "(no model)") from None
+    data = stored.read_json(path, name=name, what="a stored study of the answer half",
+                            remake=f"benchmarks/{bench} (no model)", error=NoSummary)
     missing = [p for p in parts if not isinstance(data, dict) or p not in data]
     if missing:
         raise NoSummary(f"the study {name} has no {', '.join(missing)}: run benchmarks/{bench}")

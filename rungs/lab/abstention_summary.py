@@ -13,14 +13,11 @@ Cost: reading one JSON file of a few kB.
 
 from __future__ import annotations
 
-import json
 import math
-import os
 from collections.abc import Mapping
-from pathlib import Path
 
-from ..core import paths
 from ..core.errors import BadArgument, RungsError
+from . import stored
 
 #: The summary's halves and its whole.
 HALVES = ("decide", "report", "all")
@@ -34,31 +31,14 @@ class NoSummary(RungsError, LookupError):
 
 def load(path=None) -> dict:
     """The summary of the stored runs (``benchmarks/results/abstain.json``, or ``path``), its shape checked."""
-    if path is None:
-        path = paths.in_checkout("benchmarks", "results", "abstain.json", what="the abstention runs' summary")
-    if not isinstance(path, (str, os.PathLike)):
-        raise BadArgument(f"path must be the summary's file (a path), not {type(path).__name__}")
-    path = Path(path)
-    try:
-        regular = path.is_file()  # a FIFO would be waited on forever, a folder cannot be read
-    except (OSError, ValueError):  # a name the system refuses: too long, a NUL in it
-        regular = False
-    if not regular:
-        raise NoSummary(f"{path.name[:80]} is not a file: run benchmarks/bench_abstain.py summary (it marks the "
-                        "stored answers, no model)")
-    try:
-        summary = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as err:
-        raise NoSummary(f"{path.name} cannot be read ({getattr(err, 'strerror', None) or type(err).__name__}): run "
-                        "benchmarks/bench_abstain.py summary (it marks the stored answers, no model)") from None
+    remake = "benchmarks/bench_abstain.py summary (it marks the stored answers, no model)"
+    summary = stored.read_json(path, name="abstain.json", what="the abstention runs' summary", remake=remake,
+                               error=NoSummary)
     try:
         return check_summary(summary)
     except BadArgument as err:
-        raise NoSummary(f"{path.name} is not the abstention runs' summary ({err}): run "
-                        "benchmarks/bench_abstain.py summary") from None
+        raise NoSummary(f"the file is not the abstention runs' summary ({err}): run {remake}") from None
 
-
-# ---------------------------------------------------------------- the summary's shape, checked once at each door
 
 def _fail(where: str, what: str):
     raise BadArgument(f"summary{where} must be {what}: pass what abstention.load() returns")

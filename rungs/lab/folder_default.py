@@ -17,13 +17,10 @@ Cost: reading one JSON file of about 250 kB; no model, no index.
 
 from __future__ import annotations
 
-import json
-import os
 from collections.abc import Mapping
-from pathlib import Path
 
-from ..core import paths
 from ..core.errors import BadArgument, RungsError, check_number, short_repr
+from . import stored
 
 #: What ``table`` can show per cell: the share found, its difference from BM25, the Holm-adjusted p.
 MEASURES = ("mean", "diff", "p_holm")
@@ -35,28 +32,13 @@ class NoResults(RungsError, LookupError):
 
 def load(path=None) -> dict:
     """The stored measurement (``benchmarks/results/folder_default.json``, or ``path``), its parts checked."""
-    if path is None:
-        path = paths.in_checkout("benchmarks", "results", "folder_default.json", what="the folder default's runs")
-    if not isinstance(path, (str, os.PathLike)):
-        raise BadArgument(f"path must be the results file (a path), not {type(path).__name__}")
-    path = Path(path)
-    try:
-        regular = path.is_file()  # a FIFO would be waited on forever, a folder cannot be read
-    except (OSError, ValueError):  # a name the system refuses: too long, a NUL in it
-        regular = False
-    if not regular:
-        raise NoResults(f"{path.name[:80]} is not a file: run benchmarks/bench_folder_default.py (it indexes "
-                        "each collection as a folder, no model)")
-    try:
-        results = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as err:
-        raise NoResults(f"{path.name[:80]} cannot be read ({type(err).__name__}): run "
-                        "benchmarks/bench_folder_default.py again") from None
+    remake = "benchmarks/bench_folder_default.py (it indexes each collection as a folder, no model)"
+    results = stored.read_json(path, name="folder_default.json", what="the folder default's runs", remake=remake,
+                               error=NoResults)
     try:
         return check(results)
     except BadArgument as err:
-        raise NoResults(f"{path.name[:80]} is not the folder default's runs ({err}): run "
-                        "benchmarks/bench_folder_default.py again") from None
+        raise NoResults(f"the results are not the folder default's runs ({err}): run {remake}") from None
 
 
 def _mapping(value, where: str) -> Mapping:
