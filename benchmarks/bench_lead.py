@@ -15,15 +15,24 @@ Nothing is chosen here (the rule's threshold is the shipped decision's, fitted o
 halves are reported; the reporting half is the one to quote. Paired tests (``metrics.paired_test``) of the new
 lead against the old and against the sentences alone, Holm over the two (``metrics.holm``).
 
+The folder (« folder »: ``results/abstain_folder.jsonl``, pointing-lead's 50 stored replies over
+benchmarks/folder, each question once) is measured the same way, every question, and never tuned on: the rule
+and its threshold are the handbook's shipped decision, unchanged. Its passages are the folder indexed afresh in
+a scratch file, keywords only (the ids the run sent, their texts as ``python -m rungs ask`` sent them).
+``results/abstain_folder_blind.jsonl`` holds no reply (a blind reader's verdict on each stored folder answer):
+there is nothing in it to read again.
+
     .venv/bin/python benchmarks/bench_lead.py      # writes results/lead.json (no model; the encoder, a minute)
 
-Cost: the encoder's first load (the sentences are ranked again), then milliseconds a question.
+Cost: the encoder's first load (the sentences are ranked again), the folder's keyword index (seconds), then
+milliseconds a question.
 """
 
 from __future__ import annotations
 
 import json
 import sys
+import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -35,6 +44,7 @@ from rungs.grounding import figures  # noqa: E402
 from rungs.lab import metrics  # noqa: E402
 from rungs.lab.handbook import load_pages, load_questions  # noqa: E402
 from rungs.rag.decision import judges_answer  # noqa: E402
+from rungs.yours.index import index_folder  # noqa: E402
 
 import bench_abstain  # noqa: E402
 from bench_modes import halves  # noqa: E402
@@ -112,25 +122,63 @@ def _share(xs: list) -> float | None:
     return sum(xs) / len(xs) if xs else None
 
 
+def measured(questions: dict, ids: list, done: dict, by_id: dict) -> dict:
+    """``ids`` measured on their stored pointing-lead replies, with « copy » (no model) beside them for scale."""
+    rows = [(questions[i], reread(questions[i], done["pointing-lead", i], by_id)) for i in ids]
+    out = measure(rows)
+    # The sentences are numbered again today: where they no longer give back the ones stored, say how often.
+    out["leads_reread_on_other_sentences"] = sum(
+        [x["text"] for x in r["sentences alone"]["quotes"]] != [x["text"] for x in r["old lead"]["quotes"]]
+        for _, r in rows if r["sentences alone"] is not r["old lead"])
+    # The floor, from the same passages (its stored row).
+    floor = [bench_abstain.mark(done["copy", i], questions[i]) for i in ids if ("copy", i) in done]
+    out["copy (no model)"] = {"right": sum(m["correct"] for m in floor) / len(floor) if floor else None,
+                              "right_answerable": _share([m["correct"] for m in floor if m["answerable"]])}
+    return out
+
+
+def folder_passages() -> dict:
+    """The folder's passages by id as its reader sent them (``rungs.tools.cli._reader``: title and body from the
+    retriever's meta), from a scratch index without vectors: nothing here searches, only the texts are read."""
+    with tempfile.TemporaryDirectory() as scratch:
+        index = index_folder(bench_abstain.FOLDER / "documents", index=Path(scratch) / "folder.sqlite", vectors=False)
+        try:
+            meta = index.retriever("bm25").meta
+        finally:
+            index.close()
+    return {i: {"id": i, "title": m.get("title") or "", "body": m["body"]} for i, m in meta.items()}
+
+
 def summary(limit: int | None = None) -> dict:
-    """Both halves measured (``limit``: the first questions of each, for a quick check)."""
+    """Both halves and the folder measured (``limit``: the first questions of each, for a quick check)."""
     questions = {q["id"]: q for q in load_questions()}
     by_id = {p["id"]: p for p in load_pages()}
     done = bench_abstain.stored()
     out = {}
     for half, ids in zip(("decide", "report"), halves(list(questions.values()))):
-        ids = [i for i in ids if ("pointing-lead", i) in done][:limit]
-        out[half] = measure([(questions[i], reread(questions[i], done["pointing-lead", i], by_id)) for i in ids])
-        # The floor beside them, for scale: « copy », no model, from the same passages (its stored row).
-        floor = [bench_abstain.mark(done["copy", i], questions[i]) for i in ids if ("copy", i) in done]
-        out[half]["copy (no model)"] = {"right": sum(m["correct"] for m in floor) / len(floor) if floor else None,
-                                        "right_answerable": _share([m["correct"] for m in floor if m["answerable"]])}
+        out[half] = measured(questions, [i for i in ids if ("pointing-lead", i) in done][:limit], done, by_id)
+    # The folder: every question, interleaved so a quick check's first few hold both kinds.
+    asked = bench_abstain.interleaved(load_questions(bench_abstain.FOLDER / "questions.jsonl"))
+    done = bench_abstain.stored(bench_abstain.FOLDER_LOG)
+    ids = [q["id"] for q in asked if ("pointing-lead", q["id"]) in done][:limit]
+    out["folder"] = measured({q["id"]: q for q in asked}, ids, done, folder_passages())
     return json.loads(json.dumps(out, default=float))
+
+
+def folder_table(part: dict) -> list[str]:
+    """The folder's rows as benchmarks/README.md prints them (one column of right: the folder has no halves)."""
+    out = []
+    for name, r in {**part["systems"], "copy (no model)": part["copy (no model)"]}.items():
+        counts = [str(r[k]) if k in r else "—" for k in ("leads_shown", "leads_on_a_wrong_answer",
+                                                          "leads_with_a_borrowed_figure")]
+        out.append(f"{name:<20}{r['right']:>6.3f}{r['right_answerable']:>13.3f}{counts[0]:>8}{counts[1]:>11}"
+                   f"{counts[2]:>10}")
+    return out
 
 
 if __name__ == "__main__":
     result = summary()
     OUT.write_text(json.dumps(result, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-    for half, r in result.items():
-        print(half, {k: {m: v[m] for m in ("right", "right_answerable", "leads_shown", "leads_with_a_borrowed_figure")}
+    for part, r in result.items():
+        print(part, {k: {m: v[m] for m in ("right", "right_answerable", "leads_shown", "leads_with_a_borrowed_figure")}
                      for k, v in r["systems"].items()}, {k: round(t["p_holm"], 3) for k, t in r["tests"].items()})
