@@ -214,7 +214,7 @@ def copied_folder(q, reader_for, done) -> dict:
     reader = reader_for("copy", None)
     meta = reader.retriever.meta
     passages = [{"id": i, "title": meta[i].get("title") or "", "body": meta[i]["body"]} for i in base["sent"]]
-    out = rag.answer(q["question"], passages, None, **{**reader.knobs, "gate": None, "on_event": None})
+    out = rag.answer(q["question"], passages, None, **{**reader.knobs, "gate": None, "sink": None, "on_event": None})
     return {**_record("copy", q, out), "gate": base["gate"], "hits": base["hits"]}
 
 

@@ -172,7 +172,8 @@ def test_a_figure_in_the_quote_but_not_the_answer_context_passes_what_no_check_c
 def test_the_mode_and_the_new_knobs_are_checked_before_any_call():
     silent = ScriptedClient([])
     for knobs, name in [({"mode": "guess"}, "mode"), ({"check_figures": "yes"}, "check_figures"),
-                        ({"sentences_sent": 0}, "sentences_sent"), ({"on_event": 3}, "on_event")]:
+                        ({"sentences_sent": 0}, "sentences_sent"), ({"on_event": 3}, "on_event"),
+                        ({"sink": 3}, "sink"), ({"sink": print, "on_event": print}, "not both")]:
         with pytest.raises(BadArgument, match=name):
             rag.answer("Combien ?", SENT, silent, **knobs)
     assert silent.calls == []

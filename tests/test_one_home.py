@@ -28,6 +28,9 @@ HOMES = {
     "the yes/no reader": ("grounding/logprobs.py", re.compile(r"^def distribution\(", re.MULTILINE)),
     "JSON reply parsing": ("grounding/replies.py", re.compile(r"json\.loads\(")),
     "the hybrid recipe": ("hybrid.py", re.compile(r"Hybrid\(\{\s*[\"']keyword[\"']|Hybrid\(legs")),
+    "the event vocabulary": ("grounding/events.py", re.compile(
+        r"\{\s*[\"']type[\"']\s*:\s*(?:kind\b|[\"'](?:reading|writing|sentence|status|delta|withheld|restart|withdrawn"
+        r"|checked|follow_ups|done)[\"'])|on_event\(\s*[\"']")),
     "deciding at a threshold": ("grounding/cut.py",
                                 re.compile(r"(?<!`)\b(?:p|p_i|self\.p)\s*(?:<|<=|>|>=)\s*(?:t|cut|threshold)\b(?!`)")),
 }
@@ -64,6 +67,8 @@ def test_each_rule_has_one_home(concept):
     ("the no-answer sentence", 'NO_ANSWER = "je ne sais pas"'),
     ("the unit vocabulary", 'UNITS = {"euros": "euros"}'),
     ("deciding at a threshold", 'shown = p >= threshold'),
+    ("the event vocabulary", 'sink({"type": "delta", "text": t})'),
+    ("the event vocabulary", 'self.on_event("writing", {})'),
 ])
 def test_a_planted_second_copy_is_found(concept, planted):
     sources = package_sources()
@@ -165,3 +170,58 @@ def test_a_checked_text_is_still_held_to_a_shorter_limit():
     assert check_query(text, max_chars=50) is text and check_text(text, "t") is text
     with pytest.raises(BadArgument, match="has 50 characters; the limit is 10"):
         check_query(text, max_chars=10)
+
+
+def _streamed_events(sink=None, on_event=None):
+    """N3 in pointing mode, streamed to ``sink`` (or to ``on_event``, its older form)."""
+    from rungs import rag
+    from rungs.model import ScriptedClient
+
+    client = ScriptedClient([{"chunks": ['{"phrases": [', "2", ", 1", "]}"]}])
+    return rag.answer("Phrase ?", [{"id": "a", "text": "Phrase un. Phrase deux."}], client, mode="pointing", sink=sink,
+               on_event=on_event)
+
+
+def _research_events(sink):
+    """N5, one scripted report: a shown sentence and one withheld (it cites a source never gathered)."""
+    from rungs import bm25, research
+    from rungs.lab.handbook import load_pages
+    from rungs.model import ScriptedClient
+
+    pages = load_pages()
+    return research.run("Combien de jours de congés payés ?", pages=pages, retriever=bm25.build_index(pages, stopwords=True),
+                 client=ScriptedClient(["Vous acquérez 2,5 jours par mois [1]. Rien de plus [9]."]),
+                 follow_ups=False, sink=sink)
+
+
+def test_n3_and_n5_tell_their_sinks_one_event_type():
+    """Behaviour: N3's stream and N5's run tell a sink events of the one vocabulary (``rungs.grounding.events``),
+    each passing the one validator; N3's older ``on_event`` hears the same events, without their type."""
+    from rungs.grounding import events
+
+    n3, n5, old = events.ListSink(), events.ListSink(), []
+    _streamed_events(sink=n3)
+    _research_events(n5)
+    _streamed_events(on_event=lambda kind, payload: old.append((kind, payload)))
+    assert [e["type"] for e in n3] == ["reading", "writing", "sentence", "sentence"], n3
+    assert {"status", "delta", "withheld", "checked", "done"} <= {e["type"] for e in n5}, n5
+    assert all(events.check_event(e) is e for e in n3 + n5)
+    assert old == [(e["type"], {k: v for k, v in e.items() if k != "type"}) for e in n3]
+
+
+@pytest.mark.parametrize("rung, kind", [("N3", "sentence"), ("N3", "reading"), ("N5", "delta"), ("N5", "status")])
+def test_each_rung_goes_through_the_one_vocabulary(monkeypatch, rung, kind):
+    """A kind struck from ``KINDS`` is refused to whichever rung emits it: both rungs make their events with
+    ``events.event``, none writes its own dict. (N5's report stream takes a refusal there for a failed model:
+    its note says so.)"""
+    from rungs.core.errors import RungsError
+    from rungs.grounding import events
+
+    monkeypatch.delitem(events.KINDS, kind)
+    try:
+        out = _streamed_events(sink=events.ListSink()) if rung == "N3" else _research_events(events.ListSink())
+    except RungsError as err:
+        said = str(err)
+    else:
+        said = " ".join(out.notes)
+    assert f"not {kind!r}" in said, said

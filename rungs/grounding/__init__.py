@@ -7,6 +7,7 @@ one home for each rule those rungs share, so that two of them cannot disagree.
 - ``answer``     ``Answer``, ``Status``, ``Cost``, ``Quote``, ``FigureCheck``: the one shape of an answer
 - ``trail``      what a rung did on the way, typed: ``Gate``, ``Decided``, ``Trail`` (``answer.gate``, ``answer.decision``…)
 - ``showing``    the one printer of an answer (``Answer.lines()``, ``print(answer)``, ``python -m rungs ask``)
+- ``events``     what an answer says while it is made: the one event type of N3 and N5 (``ListSink``, ``printing_sink``)
 - ``answerer``   ``Answerer``: built once, then ``ask(question) -> Answer``
 - ``contract``   the answer contract as named checks, run over every answerer by discovery; ``check_answerer``
 - ``doubles``    the contract's doubles: ``Behaving`` (a model every way a model can be), answerers planted broken

@@ -37,6 +37,7 @@ from ..grounding.abstain import NO_ANSWER
 from ..grounding.answer import (Answer, AnswerNotGrounded, AnswerUnavailable, Cost, Quote, QuoteNotFound, Status,
                                 UnsupportedFigure)
 from ..grounding.answerer import MAX_QUESTION
+from ..grounding.events import adapter, event
 from ..grounding.replies import UnusableReply
 from ..grounding.trail import Gate
 from ..model import EmptyCompletion, ModelError, TruncatedCompletion, default_client, estimate_tokens
@@ -85,10 +86,10 @@ def _decision(decision, mode: str, hits):
     return decision, hits
 
 
-def _check_knobs(question, mode, attempts, max_tokens, sentences_sent, flags, prompt, on_event, gate, coverage):
+def _check_knobs(question, mode, attempts, max_tokens, sentences_sent, flags, prompt, sinks, gate, coverage):
     """Every knob checked once, before any call (the provider bills every character of the prompt): the gate's
-    threshold and the coverage as the floats they stand for (a Fraction or a numpy float is a threshold too), and the
-    reader the mode names."""
+    threshold and the coverage as the floats they stand for (a Fraction or a numpy float is a threshold too), the
+    reader the mode names, and the one sink (``on_event``, N3's older protocol, told through ``events.adapter``)."""
     check_query(question, name="question", max_chars=MAX_QUESTION)
     read = reader(mode)
     check_int(attempts, "attempts", low=1, high=MAX_ATTEMPTS)
@@ -98,16 +99,22 @@ def _check_knobs(question, mode, attempts, max_tokens, sentences_sent, flags, pr
         check_bool(flag, name)
     if prompt is not None:
         check_prompt(prompt)
+    sink, on_event = sinks
+    if sink is not None and on_event is not None:
+        raise BadArgument("give sink= (one event, rungs.grounding.events) or on_event= (its older form), not both")
+    if sink is not None and not callable(sink):
+        raise BadArgument(f"sink must be a function of one event, not {type(sink).__name__}")
     if on_event is not None and not callable(on_event):
         raise BadArgument(f"on_event must be a function of (kind, payload), not {type(on_event).__name__}")
-    return (None if gate is None else check_number(gate, "gate", low=0.0, high=1.0)), check_coverage(coverage), read
+    gate = None if gate is None else check_number(gate, "gate", low=0.0, high=1.0)
+    return gate, check_coverage(coverage), read, adapter(on_event) if on_event is not None else sink  # one protocol
 
 
 def answer(question: str, passages: list[dict], client=None, *, mode: str = DEFAULT_MODE, attempts: int = 2,
            max_passages: int = MAX_PASSAGES, max_chars: int = MAX_CHARS, no_answer_rule: bool = True,
            constrain: bool = True, max_tokens: int = 300, prompt: str | None = None, check_figures: bool = True,
            sentences_sent: int = SENTENCES_SENT, collection: str | None = None, gate: float | None = DEFAULT_GATE,
-           decision: str | None = AUTO, coverage: float | None = None, hits=None, on_event=None) -> Answer:
+           decision: str | None = AUTO, coverage: float | None = None, hits=None, sink=None, on_event=None) -> Answer:
     """Answer ``question`` from ``passages`` (dicts with an id and a text, best first): an ``Answer``.
 
     ``mode``: ``"copy"`` (the default): no model reads — the ``COPIED`` sentences that match best, copied
@@ -122,12 +129,12 @@ def answer(question: str, passages: list[dict], client=None, *, mode: str = DEFA
     then lets through; such an answer may hold a figure nothing cited holds, listed ✗ in ``figures``.
     ``gate``: a threshold in [0, 1] turns on the sufficient-context gate (``rungs.rag.gate``): a yes/no
     question first, and below the threshold « je ne sais pas » without the answer's call (None: off).
-    ``on_event``: told ``("reading", {"tokens", "sentences"})`` before the call, ``("writing", {})`` at its first
-    token, and, in pointing mode, ``("sentence", quote)`` as each chosen sentence arrives.
+    ``sink``: told N3's events (``rungs.grounding.events``, N5's too): ``reading`` before the call, ``writing`` at
+    the first token, ``sentence`` as each pointed one arrives. ``on_event``: the older ``(kind, payload)`` form.
     """
-    gate, coverage, read = _check_knobs(question, mode, attempts, max_tokens, sentences_sent, {
-        "no_answer_rule": no_answer_rule, "constrain": constrain, "check_figures": check_figures}, prompt, on_event,
-        gate, coverage)
+    gate, coverage, read, sink = _check_knobs(question, mode, attempts, max_tokens, sentences_sent, {
+        "no_answer_rule": no_answer_rule, "constrain": constrain, "check_figures": check_figures}, prompt,
+        (sink, on_event), gate, coverage)
     decision, hits = _decision(decision, mode, hits)
     sent = prepare_passages(passages if passages is not None else [], max_passages, max_chars)
     texts = {p["id"]: p["text"] for p in sent}
@@ -146,7 +153,7 @@ def answer(question: str, passages: list[dict], client=None, *, mode: str = DEFA
         trace["prompt"] = build_prompt(question, sent, no_answer_rule=no_answer_rule, prompt=prompt, mode=mode,
                                        sentences=numbered or None, collection=collection)
         schema = schema_for(sent, mode, numbered or None, none=no_answer_rule) if constrain else None
-        asker = _Asker(client, schema, max_tokens, trace, on_event, numbered, list(texts), question, hits)
+        asker = _Asker(client, schema, max_tokens, trace, sink, numbered, list(texts), question, hits)
         if gate is not None:
             closed = _gated(asker, gate, question, sent, numbered, collection, base)
             if closed is not None:
@@ -290,9 +297,9 @@ def _usage_cost(client, seconds: float) -> Cost:
 class _Asker:
     """One call after another on the same request, each reply read and settled (grounded, or pointed)."""
 
-    def __init__(self, client, schema, max_tokens, trace, on_event, numbered, sent_ids, question="", hits=None):
+    def __init__(self, client, schema, max_tokens, trace, sink, numbered, sent_ids, question="", hits=None):
         self.client, self.schema, self.max_tokens, self.trace = client, schema, max_tokens, trace
-        self.on_event, self.numbered, self.sent_ids = on_event, numbered, sent_ids
+        self.sink, self.numbered, self.sent_ids = sink, numbered, sent_ids
         self.mode, self.reader = trace["mode"], reader(trace["mode"])
         self.question = question  # a lead-in is shown only on sentences the decision judges to answer
         self.judge = _lead_judge(question, trace, hits) if self.reader.lead else None
@@ -328,7 +335,7 @@ class _Asker:
     def _call(self, messages) -> str:
         started = time.perf_counter()
         try:
-            if self.on_event is None or not self.reader.numbered:
+            if self.sink is None or not self.reader.numbered:
                 result = self.client.chat(messages, json_schema=self.schema, max_tokens=self.max_tokens)
                 self.cost += Cost.of_call(result, time.perf_counter() - started)
                 return result.text
@@ -343,11 +350,11 @@ class _Asker:
 
     def _streamed(self, messages) -> str:
         """Streamed: each sentence is shown as soon as its number is complete (a number is never half shown)."""
-        self.on_event("reading", {"tokens": estimate_tokens(messages), "sentences": len(self.numbered)})
+        self.sink(event("reading", tokens=estimate_tokens(messages), sentences=len(self.numbered)))
         by_n, shown, pieces = {s["n"]: s for s in self.numbered}, set(), []
         for piece in self.client.stream(messages, max_tokens=self.max_tokens, json_schema=self.schema):
             if not pieces:
-                self.on_event("writing", {})
+                self.sink(event("writing"))
             pieces.append(piece)
             if not self.reader.streams:  # a lead-in is shown once checked, and the sentences with it
                 continue
@@ -355,5 +362,5 @@ class _Asker:
                 n = int(m.group(1))
                 if n in by_n and n not in shown and len(shown) < MAX_SENTENCES:
                     shown.add(n)
-                    self.on_event("sentence", {"source": by_n[n]["source"], "text": by_n[n]["text"]})
+                    self.sink(event("sentence", source=by_n[n]["source"], text=by_n[n]["text"]))
         return "".join(pieces)

@@ -9,14 +9,14 @@ Rooms, one concept each:
 - ``settle``     what became of the run: the ``Answer``
 - ``answerers``  ``Researcher``: N5 as an ``Answerer``, built once
 - ``prompts``    what each stage asks the model, and the reading of a plan
-- ``events``     what a run says while it runs, collected or shown
 
 ``research.run(question, pages=…)`` is the rung in one call and returns a
-``rungs.grounding.Answer``; the names below are what notebook 05 uses.
+``rungs.grounding.Answer``; the names below are what notebook 05 uses. What a run says while it runs
+(``ListSink``, ``printing_sink``) is the one event type of N3 and N5, ``rungs.grounding.events``.
 """
 
+from ..grounding.events import ListSink, printing_sink
 from .answerers import Researcher
-from .events import ListSink, printing_sink
 from .ground import QUOTE_CHARS, CitationFilter, check_citations
 from .loop import (DEFAULTS, FUSION_K, GATHER_SHARE, MAX_ROUNDS, MAX_SOURCES, SOURCE_CHARS, STAGE_TOKENS, Ledger, ModelChain,
                    check_bounds, default_retriever, run)

@@ -58,6 +58,7 @@ from ..core.errors import (MAX_QUERY_CHARS, BadArgument, RungsError, check_choic
                            check_number, check_query)
 from ..core.retrieval import Retriever
 from ..grounding.answer import Cost, Status
+from ..grounding.events import event
 from ..grounding.replies import NoAnswerObject, extract_answer_object
 from ..hybrid import rrf
 from ..model import ModelError, default_client
@@ -198,7 +199,7 @@ class Run:
                             "calls": ledger.calls, "fences": (), "withheld": [], "removed": []}
 
     def status(self, stage, detail):
-        self.sink({"type": "status", "stage": stage, "detail": detail})
+        self.sink(event("status", stage=stage, detail=detail))
 
     def plan(self):
         """Research mode: the model breaks the question into topics and queries. Quick mode: the question."""
@@ -337,7 +338,7 @@ class Run:
         self.timings["follow_ups"] = self.ledger.clock() - started
         if questions:
             questions = questions[:5]
-            self.sink({"type": "follow_ups", "questions": questions})
+            self.sink(event("follow_ups", questions=questions))
         else:
             self.notes.append("follow-ups: none could be read")
         return questions
@@ -375,7 +376,7 @@ def run(question: str, *, pages: list[dict], retriever=None, client=None, mode: 
     time function (a fake one makes the deadline testable); ``prompt``: the
     synthesis prompt (default ``SYNTH_PROMPT``; it must place ``{nonce}``,
     ``{sources}`` and ``{question}``). ``sink``: told every
-    event as it happens (``rungs.research.events``). ``Answer.trace`` holds
+    event as it happens (``rungs.grounding.events``). ``Answer.trace`` holds
     ``plan``, ``rounds``, ``stopped_by``, ``follow_ups``, ``timings``, ``gathered``,
     ``numbered`` (source number → page id), ``bounds``, ``mode``, ``calls``,
     ``fences``, ``withheld`` (each sentence not shown, and why), ``seconds``.
@@ -385,7 +386,7 @@ def run(question: str, *, pages: list[dict], retriever=None, client=None, mode: 
     notes: list[str] = []
     chain = ModelChain(models or [client or default_client()], ledger, notes)
     # "is None", not "or": an empty ListSink is falsy and must still receive the events.
-    sink = sink if sink is not None else (lambda event: None)
+    sink = sink if sink is not None else (lambda _: None)
     state = Run(question or "", pages, retriever, chain, ledger, mode, sink, prompt or SYNTH_PROMPT)
     if not (question or "").strip():
         notes.append("empty question: nothing to research, no model called")

@@ -41,6 +41,7 @@ from ..core.sentences import spans
 from ..grounding.abstain import NO_ANSWER, is_no_answer
 from ..grounding.answer import Cost
 from ..grounding.citations import CITATION, cited_numbers, without_citations
+from ..grounding.events import event
 from ..grounding.replies import MAX_REPLY_CHARS
 from ..model import BadResponse
 from .checks import sentence_faults
@@ -68,7 +69,7 @@ class SentenceGate:
     def __init__(self, numbered: dict[int, str], texts: dict[str, str], question: str, marks, emit, told=None):
         self.numbered, self.question, self.marks, self.emit = numbered, question, tuple(marks), emit
         self.sources = {n: texts[pid] for n, pid in numbered.items()}
-        self.told = told or (lambda event: None)
+        self.told = told or (lambda _: None)
         self.pending, self.dropping, self.waiting = "", False, False
         self.carry: list[int] = []  # the citations of the last shown sentence of this paragraph
         self.new_paragraph, self.paragraph_break = True, False
@@ -174,7 +175,7 @@ class SentenceGate:
 
     def _withhold(self, sentence: str, reason: str) -> None:
         self.withheld.append({"text": sentence, "reason": reason})
-        self.told({"type": "withheld", "text": sentence, "reason": reason})
+        self.told(event("withheld", text=sentence, reason=reason))
 
 
 # ---------------------------------------------------------------- the stream, model after model
@@ -220,14 +221,14 @@ def write(chain, prompt: str, gate_for, sink, max_tokens: int) -> dict:
             break
         name, more = getattr(client, "model", "a model"), position + 1 < len(clients)
         shown = []
-        gate = gate_for(lambda t: (shown.append(t), sink({"type": "delta", "text": t})))
+        gate = gate_for(lambda t: (shown.append(t), sink(event("delta", text=t))))
         check = CitationFilter(set(gate.numbered), gate.feed, mark=FORGED)
         try:
             cut = _stream(client, prompt, check, gate, chain, max_tokens)
         except Exception as err:  # a model that fails mid-stream (or miscounts): the next one starts over
             notes.append(f"synthesis: {name} failed while streaming ({type(err).__name__}: {str(err)[:160]})")
             if shown or more:
-                sink({"type": "restart" if more else "withdrawn", "reason": type(err).__name__})
+                sink(event("restart" if more else "withdrawn", reason=type(err).__name__))
             continue
         last = {"gate": gate, "filter": check, "outcome": outcome(gate, check), "cut": cut}
         if last["outcome"] != "unusable":
@@ -235,7 +236,7 @@ def write(chain, prompt: str, gate_for, sink, max_tokens: int) -> dict:
         notes.append(f"synthesis: {name} " + ("returned nothing" if not gate.withheld else
                                               "wrote a report that cites none of the gathered sources"))
         if more:
-            sink({"type": "restart", "reason": "no usable report"})
+            sink(event("restart", reason="no usable report"))
     return last
 
 

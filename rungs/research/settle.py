@@ -17,6 +17,7 @@ from ..grounding import claims
 from ..grounding.abstain import NO_ANSWER
 from ..grounding.answer import Answer, AnswerNotGrounded, AnswerUnavailable, Status
 from ..grounding.citations import cited_numbers
+from ..grounding.events import event
 from .checks import quotes as _quotes
 
 #: How many removed citations, and withheld sentences, the notes list one by one (the rest are counted).
@@ -36,14 +37,14 @@ def settle(state, report: dict | None, mode: str, *, status: Status = Status.NO_
     if status is Status.NO_ANSWER:
         base["text"] = NO_ANSWER
         if report is None:  # what is shown is the answer, whatever it is (the gate shows a report's own)
-            state.sink({"type": "delta", "text": NO_ANSWER})
+            state.sink(event("delta", text=NO_ANSWER))
     elif status is not Status.ANSWERED:
         trace["error"] = (AnswerNotGrounded if status is Status.REFUSED else AnswerUnavailable)(reason)
     trace["seconds"] = state.ledger.elapsed()
     answer = Answer(status=status, reason=reason, notes=tuple(notes), cost=state.ledger.cost, **base)
-    state.sink({"type": "checked", "quotes": [{"n": _number(report, q.source), "source": q.source, "text": q.text}
-                                              for q in answer.quotes], "withheld": trace["withheld"]})
-    state.sink({"type": "done", "seconds": trace["seconds"]})
+    state.sink(event("checked", quotes=[{"n": _number(report, q.source), "source": q.source, "text": q.text}
+                                              for q in answer.quotes], withheld=trace["withheld"]))
+    state.sink(event("done", seconds=trace["seconds"]))
     return answer
 
 

@@ -244,7 +244,7 @@ def _link(store, hit) -> str:
     return path.as_uri() + (f"#page={hit['page']}" if hit.get("page") is not None else "")
 
 
-def _reader(args, store, on_event):
+def _reader(args, store, sink):
     """N3 over the folder: the rung and its knobs from the options, the prompt naming the folder (not a handbook)."""
     from .. import rag
 
@@ -256,7 +256,7 @@ def _reader(args, store, on_event):
     document = lambda i: {"id": i, "title": meta[i].get("title") or "", "body": meta[i]["body"]} if i in meta else None
     return rag.Rag(retriever, document, _client(args), passages=args.passages, search={"level": "passage", **knobs},
                    mode=args.mode, gate=_gate(args.gate), **_decision(args),
-                   collection=f"des documents du dossier « {_shown(Path(store.folder.name))} »", on_event=on_event)
+                   collection=f"des documents du dossier « {_shown(Path(store.folder.name))} »", sink=sink)
 
 
 def _decision(args) -> dict:
@@ -283,16 +283,16 @@ def ask(args) -> int:
     store = open_index(args.index)
     clock = {"start": time.perf_counter()}
 
-    def on_event(kind, payload):  # the answer as it comes: a line while the model reads, then each sentence
-        if kind == "reading":
-            print(f"… the model reads {payload['sentences']} sentences (~{payload['tokens']} tokens)", flush=True)
-        elif kind == "writing" and not rag.reader(args.mode).streams:
+    def sink(event):  # the answer as it comes (one event, rungs.grounding.events): a line, then each sentence
+        if event["type"] == "reading":
+            print(f"… the model reads {event['sentences']} sentences (~{event['tokens']} tokens)", flush=True)
+        elif event["type"] == "writing" and not rag.reader(args.mode).streams:
             print("… the model answers; the answer is shown once it is checked", flush=True)
-        elif kind == "sentence":
+        elif event["type"] == "sentence":
             clock.setdefault("first", time.perf_counter())
-            print("… " + safe_text(payload["text"]), flush=True)
+            print("… " + safe_text(event["text"]), flush=True)
 
-    reader = _reader(args, store, on_event)  # every option checked before a line is printed
+    reader = _reader(args, store, sink)  # every option checked before a line is printed
     print(f"question: {safe_text(args.question)}", flush=True)  # a question pasted from a file may hold escapes
     if not rag.reader(args.mode).model:
         print("… the sentences that match the question best are copied" + (
