@@ -18,8 +18,11 @@ committed file stays as it was.
 from __future__ import annotations
 
 import argparse
+import atexit
 import os
+import shutil
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -31,6 +34,10 @@ def conditions() -> dict:
     env = {"PYTHONHASHSEED": "0", "RUNGS_SOCKET_GUARD": "1", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
            "HF_HUB_DISABLE_PROGRESS_BARS": "1", "TOKENIZERS_PARALLELISM": "false", "OMP_NUM_THREADS": "1",
            "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+    # Notebook 09 keeps a folder's index between runs (paths.folder_index): here, a fresh place, gone when this
+    # process ends, so every committed or replayed run is a first reading and prints the same report.
+    env["RUNGS_INDEXES"] = tempfile.mkdtemp(prefix="rungs-indexes-")
+    atexit.register(shutil.rmtree, env["RUNGS_INDEXES"], True)
     paths = [str(REPO / "tests" / "offline"), str(REPO), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
     env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
     return env

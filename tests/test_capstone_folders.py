@@ -8,6 +8,8 @@ twice here, on a folder made up in ``tmp_path``: through the package functions t
 (``rungs.lab.capstone``), and through the notebook's own code cells, executed in order on that folder
 with the letters encoder and an answering test double (the lines a learner changes — ``FOLDER``,
 ``QUESTIONS``, ``ASKED``, ``INDEX``, ``llm`` — replaced). No model, no encoder; the folder is never written.
+The index is kept between runs, outside the folder (``paths.folder_index``): a second run over an unchanged
+folder reads and encodes nothing; the suite's own runs of the notebook are first readings.
 """
 
 import contextlib
@@ -24,6 +26,7 @@ import pytest  # noqa: E402
 
 from answer_doubles import Behaving  # noqa: E402
 from doubles import Letters  # noqa: E402
+from rungs.core import paths  # noqa: E402
 from rungs.core.errors import RungsError  # noqa: E402
 from rungs.core.retrieval import Hit  # noqa: E402
 from rungs.lab import capstone  # noqa: E402
@@ -89,19 +92,19 @@ def listing(folder: Path) -> dict:
 LEARNER_LINES = ("FOLDER", "QUESTIONS", "ASKED", "INDEX", "llm")
 
 
-def capstone_cells() -> list[str]:
+def capstone_cells(keep=()) -> list[str]:
     cells = [c["source"] for c in json.loads(NOTEBOOK.read_text(encoding="utf-8"))["cells"]
              if c["cell_type"] == "code"]
     cells = ["".join(c) if isinstance(c, list) else c for c in cells]
-    pattern = re.compile(rf"^({'|'.join(LEARNER_LINES)}) = .*$", re.M)
+    pattern = re.compile(rf"^({'|'.join(n for n in LEARNER_LINES if n not in keep)}) = .*$", re.M)
     assert all(re.search(rf"^{name} = ", cells[0], re.M) for name in LEARNER_LINES)
     cells[0] = pattern.sub(lambda m: f"{m.group(1)} = LEARNER[{m.group(1)!r}]", cells[0])
     return cells
 
 
-def run_notebook(monkeypatch, tmp_path: Path, folder: Path, questions: Path, asked: str = "q01") -> str:
+def run_notebook(monkeypatch, tmp_path: Path, folder: Path, questions: Path, asked: str = "q01", keep=()) -> str:
     """Every code cell of notebook 09, in order, on ``folder``: what it printed (or the first cell's error,
-    annotated with the cell's number among the code cells)."""
+    annotated with the cell's number among the code cells). ``keep``: learner lines run as committed."""
     monkeypatch.setattr(folder_index, "_default_encoder", Letters)
     from rungs.exercises import n09
     # The notebook hands its index to the exercises (n09.use) and closes it at the end: the exercises of the
@@ -112,7 +115,7 @@ def run_notebook(monkeypatch, tmp_path: Path, folder: Path, questions: Path, ask
                              "INDEX": tmp_path / "index" / "index.sqlite", "llm": Behaving("faithful")}}
     printed = io.StringIO()
     try:
-        for number, source in enumerate(capstone_cells(), start=1):
+        for number, source in enumerate(capstone_cells(keep), start=1):
             try:
                 with contextlib.redirect_stdout(printed):
                     exec(compile(source, f"<notebook 09, code cell {number}>", "exec"), namespace)
@@ -188,6 +191,41 @@ def test_questions_that_name_their_page_are_scored_to_the_page(monkeypatch, tmp_
     # question does not name, with no page, as on it (None == None): 4 of the committed folder's 17 questions.
     rows = [line for line in out.split("\n") if "passage MRR: the right file" in line]
     assert len(rows) == 3 and all(row.endswith("the right page 0.000") for row in rows), rows
+
+
+def test_a_second_run_over_an_unchanged_folder_reads_and_encodes_nothing(monkeypatch, tmp_path):
+    """The committed ``INDEX`` line, run twice: the index is kept (outside the folder) and only brought up to date."""
+    monkeypatch.setenv("RUNGS_CACHE", str(tmp_path / "cache"))
+    folder, questions = make(tmp_path, PAGES, question_lines())
+    first = run_notebook(monkeypatch, tmp_path, folder, questions, keep=("INDEX",))
+    assert "this run: 6 added" in first and "6 read, 6 passages encoded" in first
+    second = run_notebook(monkeypatch, tmp_path, folder, questions, keep=("INDEX",))
+    assert "0 added, 0 changed, 0 removed, 6 unchanged; 0 read, 0 passages encoded" in second
+    kept = paths.folder_index(folder)
+    assert kept.is_file() and folder not in kept.parents and (tmp_path / "cache") in kept.parents
+    assert "the index is kept in the rungs cache" in second
+
+
+def test_a_folder_s_kept_index_is_one_place_per_folder(monkeypatch, tmp_path):
+    monkeypatch.setenv("RUNGS_CACHE", str(tmp_path / "cache"))
+    a, b = tmp_path / "a" / "docs", tmp_path / "b" / "docs"
+    assert paths.folder_index(a) == paths.folder_index(tmp_path / "a" / ".." / "a" / "docs") != paths.folder_index(b)
+    assert paths.folder_index(a).parent.name.startswith("docs-")
+    with pytest.raises(RungsError, match="folder must be a folder's path"):
+        paths.folder_index(3)
+    monkeypatch.setenv("RUNGS_INDEXES", str(tmp_path / "elsewhere"))
+    assert paths.folder_index(a).parent.parent == tmp_path / "elsewhere"
+
+
+def test_the_suite_s_runs_of_notebook_09_are_first_readings(tmp_path):
+    """A kept index would make a recorded or replayed run print « 74 unchanged », not the committed report."""
+    import sys
+
+    sys.path.insert(0, str(NOTEBOOK.parent.parent / "scripts"))
+    import run_notebooks
+
+    one, two = run_notebooks.conditions()["RUNGS_INDEXES"], run_notebooks.conditions()["RUNGS_INDEXES"]
+    assert one != two and Path(one).is_dir() and not any(Path(one).iterdir())
 
 
 # ---------------------------------------------------------------- the package functions the cells call

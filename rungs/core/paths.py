@@ -18,11 +18,13 @@ Cost: a few dictionary look-ups.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import os
+import re
 from pathlib import Path
 
-from .errors import RungsError
+from .errors import BadArgument, RungsError
 
 #: The variables rungs reads, and what each one changes (the README lists the same).
 SETTINGS = {
@@ -42,6 +44,7 @@ SETTINGS = {
     "RUNGS_SCRIPTED_REPLIES": "a JSON file of scripted replies for `python -m rungs ask` (a teaching prop)",
     "RUNGS_ROOM_KEY": "the key a room server requires (python -m rungs.model serve)",
     "RUNGS_FILE_SECONDS": "the longest one file may take to read while indexing (default 120)",
+    "RUNGS_INDEXES": "where notebook 09 keeps each folder's index between runs (default ~/.cache/rungs/indexes)",
 }
 
 
@@ -135,6 +138,19 @@ def servers() -> Path:
 def replays() -> Path:
     """Where the notebooks' recorded model replies live (``RUNGS_REPLAY``): one file per notebook."""
     return in_checkout("notebooks", "replays", what="the notebooks' replay files")
+
+
+def folder_index(folder) -> Path:
+    """Where notebook 09 keeps ``folder``'s index between runs, outside the folder (which is never written):
+    ``$RUNGS_INDEXES`` (default ``cache()/indexes``) ``/<its name>-<12 hex of its absolute path>/index.sqlite``,
+    the same for the same folder, so a re-run brings it up to date (an unchanged file costs one stat).
+    Removing that folder is safe. The suite's kernels set ``RUNGS_INDEXES`` afresh: a committed run is a first reading."""
+    if not isinstance(folder, (str, os.PathLike)):
+        raise BadArgument(f"folder must be a folder's path (text or a Path), not {type(folder).__name__}")
+    where = Path(folder).expanduser().resolve()
+    name = re.sub(r"[^A-Za-z0-9_-]+", "-", where.name).strip("-")[:40] or "folder"
+    key = hashlib.sha256(str(where).encode("utf-8", "surrogateescape")).hexdigest()[:12]
+    return Path(setting_text("RUNGS_INDEXES") or cache() / "indexes") / f"{name}-{key}" / "index.sqlite"
 
 
 def last_index() -> Path:
