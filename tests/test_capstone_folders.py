@@ -345,3 +345,12 @@ def test_section_8_asks_a_few_of_each_kind_and_tallies_what_the_decision_said():
     assert "add a few that nothing in the folder answers" in capstone.abstention_tally(rows[2:])
     with pytest.raises(capstone.CapstoneError.__mro__[1]):  # a RungsError, naming what rows must be
         capstone.abstention_tally("rows")
+
+
+def test_pages_written_as_text_in_ones_questions_are_refused_by_name_before_any_score(monkeypatch, tmp_path):
+    # Issue 43 (C): « "pages": "guide.pdf" » broke the capstone's page test instead of being refused on load.
+    lines = question_lines()
+    lines[0]["pages"] = next(iter(lines[0]["judgments"]))
+    folder, questions = make(tmp_path, PAGES, lines)
+    with pytest.raises(RungsError, match=r"q01.*pages"):
+        run_notebook(monkeypatch, tmp_path, folder, questions)

@@ -540,3 +540,14 @@ def test_ask_prints_the_answer_line_for_line_as_answer_lines_does(indexed, capsy
     from rungs.core.display import where
     for q in caught[0].quotes:  # a quote's place is its file (and page), as the hit it came from says it
         assert any(line.endswith(f"» ({where(next(h for h in caught[0].hits if h.id == q.source))})") for line in shown)
+
+
+def test_ask_under_replay_with_a_replay_file_not_utf8_is_one_line_naming_it(indexed, capsys, monkeypatch, tmp_path):
+    # Issue 43 (A): a replay file that is not UTF-8 raised UnicodeDecodeError from `ask` under RUNGS_REPLAY=replay.
+    latin = tmp_path / "latin.jsonl"
+    latin.write_bytes('{"key": "k", "kind": "chat", "reply": {"text": "congés"}}\n'.encode("latin-1"))
+    monkeypatch.setenv("RUNGS_REPLAY", "replay")
+    monkeypatch.setenv("RUNGS_REPLAY_FILE", str(latin))
+    code, out, err = run(capsys, "ask", "Que faire d'un badge perdu ?", "--index", str(indexed), "--rung", "bm25")
+    assert code == 1 and err.startswith("error: ") and "latin.jsonl is not UTF-8" in err, err
+    assert "Traceback" not in err and err.count("\n") == 1, err
