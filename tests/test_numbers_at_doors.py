@@ -26,7 +26,7 @@ def test_a_decimal_threshold_or_coverage_is_read_as_its_float():
     assert rag.shipped().threshold(Decimal("0.5")) == rag.shipped().threshold(0.5)
     data = abstention_decision.load()
     assert abstention_decision.at_coverage(data, Decimal("0.5")) == abstention_decision.at_coverage(data, 0.5)
-    assert rag.answering._check_knobs("Combien ?", "copy", 1, 100, 3, {}, None, None, Decimal("0.5"),
+    assert rag.answering._check_knobs("Combien ?", "copy", 1, 100, 3, {}, None, (None, None), Decimal("0.5"),
                                       Decimal("0.25"))[:2] == (0.5, 0.25)
     assert rag.decision.signals("Combien ?", [], Decimal("0.75"))["gate"] == 0.75
 
