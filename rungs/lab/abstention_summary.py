@@ -32,12 +32,8 @@ class NoSummary(RungsError, LookupError):
 def load(path=None) -> dict:
     """The summary of the stored runs (``benchmarks/results/abstain.json``, or ``path``), its shape checked."""
     remake = "benchmarks/bench_abstain.py summary (it marks the stored answers, no model)"
-    summary = stored.read_json(path, name="abstain.json", what="the abstention runs' summary", remake=remake,
-                               error=NoSummary)
-    try:
-        return check_summary(summary)
-    except BadArgument as err:
-        raise NoSummary(f"the file is not the abstention runs' summary ({err}): run {remake}") from None
+    return stored.read_json(path, name="abstain.json", what="the abstention runs' summary", remake=remake,
+                            error=NoSummary, check=check_summary)
 
 
 def _fail(where: str, what: str):

@@ -33,12 +33,8 @@ class NoResults(RungsError, LookupError):
 def load(path=None) -> dict:
     """The stored measurement (``benchmarks/results/folder_default.json``, or ``path``), its parts checked."""
     remake = "benchmarks/bench_folder_default.py (it indexes each collection as a folder, no model)"
-    results = stored.read_json(path, name="folder_default.json", what="the folder default's runs", remake=remake,
-                               error=NoResults)
-    try:
-        return check(results)
-    except BadArgument as err:
-        raise NoResults(f"the results are not the folder default's runs ({err}): run {remake}") from None
+    return stored.read_json(path, name="folder_default.json", what="the folder default's runs", remake=remake,
+                            error=NoResults, check=check)
 
 
 def _mapping(value, where: str) -> Mapping:

@@ -23,8 +23,9 @@ from ..core.display import safe_text
 from ..core.errors import BadArgument, RungsError
 
 
-def read_json(path, *, name: str, what: str, remake: str, error: type[RungsError]):
-    """The JSON in ``path`` (``None``: ``benchmarks/results/<name>``); ``error`` says what is wrong and ``remake``."""
+def read_json(path, *, name: str, what: str, remake: str, error: type[RungsError], check=None):
+    """The JSON in ``path`` (``None``: ``benchmarks/results/<name>``), passed through ``check`` if given (its
+    ``BadArgument`` becomes ``error``); ``error`` says what is wrong and ``remake``."""
     if path is None:
         path = paths.in_checkout("benchmarks", "results", name, what=what)
     if not isinstance(path, (str, os.PathLike)):
@@ -38,7 +39,11 @@ def read_json(path, *, name: str, what: str, remake: str, error: type[RungsError
     if not regular:
         raise error(f"{shown} cannot be read (no such file, or not a regular file): run {remake}")
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError, RecursionError) as err:
         reason = getattr(err, "strerror", None) or type(err).__name__
         raise error(f"{shown} cannot be read ({reason}): run {remake}") from None
+    try:
+        return data if check is None else check(data)
+    except BadArgument as err:
+        raise error(f"{shown} is not {what} ({err}): run {remake}") from None
